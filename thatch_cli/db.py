@@ -1,0 +1,188 @@
+"""Opening the SQLite file and keeping its schema current.
+
+The tables the original thatch defines are created exactly as it does, so a
+database either tool created opens in the other. What thatch_cli adds (the
+FTS5 index, its triggers, a meta table) is additive and versioned; tables we
+do not know about are never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from .errors import DatabaseError
+
+SCHEMA_VERSION = 1
+
+_BASE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS stores (
+    name TEXT PRIMARY KEY
+);
+INSERT OR IGNORE INTO stores (name) VALUES ('global');
+CREATE TABLE IF NOT EXISTS entries (
+    slug TEXT NOT NULL,
+    store TEXT NOT NULL REFERENCES stores(name),
+    label TEXT NOT NULL,
+    content TEXT NOT NULL,
+    embedding BLOB,
+    model TEXT,
+    branch TEXT,
+    confidence INTEGER,
+    archived INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    recall_count INTEGER NOT NULL DEFAULT 0,
+    last_recalled_at TEXT,
+    PRIMARY KEY (slug, store)
+);
+CREATE TABLE IF NOT EXISTS dedup_pairs (
+    store TEXT NOT NULL,
+    slug_a TEXT NOT NULL,
+    slug_b TEXT NOT NULL,
+    status TEXT NOT NULL,
+    checked_at TEXT NOT NULL,
+    PRIMARY KEY (store, slug_a, slug_b)
+);
+CREATE TABLE IF NOT EXISTS thatch_cli_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+# Columns later releases of the original added; an older file gets them in place.
+_ENTRY_COLUMNS = {
+    "embedding": "BLOB",
+    "model": "TEXT",
+    "branch": "TEXT",
+    "confidence": "INTEGER",
+    "archived": "INTEGER NOT NULL DEFAULT 0",
+    "recall_count": "INTEGER NOT NULL DEFAULT 0",
+    "last_recalled_at": "TEXT",
+}
+
+# A contentful FTS table keyed by (slug, store), not an external-content one:
+# entries has no INTEGER PRIMARY KEY, so its rowids may change on VACUUM.
+# Triggers keep it in step with writes from either tool. The per-store
+# version counter lets a warm process cache vectors and notice any change that
+# affects ranking (telemetry stamps deliberately do not bump it).
+_MIGRATIONS: dict[int, str] = {
+    1: """
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
+    slug UNINDEXED, store UNINDEXED, label, content,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS entries_fts_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts (slug, store, label, content)
+    VALUES (new.slug, new.store, new.label, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS entries_fts_ad AFTER DELETE ON entries BEGIN
+    DELETE FROM entries_fts WHERE slug = old.slug AND store = old.store;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_fts_au AFTER UPDATE OF slug, store, label, content ON entries BEGIN
+    DELETE FROM entries_fts WHERE slug = old.slug AND store = old.store;
+    INSERT INTO entries_fts (slug, store, label, content)
+    VALUES (new.slug, new.store, new.label, new.content);
+END;
+DELETE FROM entries_fts;
+INSERT INTO entries_fts (slug, store, label, content) SELECT slug, store, label, content FROM entries;
+CREATE INDEX IF NOT EXISTS entries_store_branch ON entries (store, branch);
+CREATE TABLE IF NOT EXISTS thatch_cli_store_versions (
+    store TEXT PRIMARY KEY,
+    version INTEGER NOT NULL DEFAULT 0
+);
+CREATE TRIGGER IF NOT EXISTS entries_version_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO thatch_cli_store_versions (store, version) VALUES (new.store, 1)
+    ON CONFLICT (store) DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_version_ad AFTER DELETE ON entries BEGIN
+    INSERT INTO thatch_cli_store_versions (store, version) VALUES (old.store, 1)
+    ON CONFLICT (store) DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_version_au
+AFTER UPDATE OF slug, store, embedding, model, branch, archived ON entries BEGIN
+    INSERT INTO thatch_cli_store_versions (store, version) VALUES (old.store, 1)
+    ON CONFLICT (store) DO UPDATE SET version = version + 1;
+    INSERT INTO thatch_cli_store_versions (store, version) VALUES (new.store, 1)
+    ON CONFLICT (store) DO UPDATE SET version = version + 1;
+END;
+""",
+}
+
+
+def _create_private_file(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not path.exists():
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+
+
+def _schema_version(conn: sqlite3.Connection) -> int:
+    try:
+        row = conn.execute("SELECT value FROM thatch_cli_meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.OperationalError:
+        return 0
+    return int(row[0]) if row else 0
+
+
+def _upgrade(conn: sqlite3.Connection, current: int) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have upgraded while we waited for the lock.
+        current = _schema_version(conn)
+        if current >= SCHEMA_VERSION:
+            conn.execute("COMMIT")
+            return
+        for statement in _split(_BASE_SCHEMA):
+            conn.execute(statement)
+        have = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+        for column, decl in _ENTRY_COLUMNS.items():
+            if column not in have:
+                conn.execute(f"ALTER TABLE entries ADD COLUMN {column} {decl}")
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            for statement in _split(_MIGRATIONS[version]):
+                conn.execute(statement)
+        conn.execute(
+            "INSERT OR REPLACE INTO thatch_cli_meta (key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _split(script: str) -> list[str]:
+    """Split a script into statements, keeping trigger bodies whole."""
+    statements, buffer = [], ""
+    for line in script.strip().splitlines():
+        buffer += line + "\n"
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    return statements
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (creating if needed) the database and bring its schema up to date."""
+    try:
+        _create_private_file(path)
+        # Autocommit mode: every write path opens its own explicit transaction.
+        conn = sqlite3.connect(path, isolation_level=None, timeout=10.0)
+        conn.execute("PRAGMA busy_timeout = 10000")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        version = _schema_version(conn)
+        if version > SCHEMA_VERSION:
+            raise DatabaseError(
+                f"{path} was written by a newer thatch (schema {version}); upgrade thatch to use it"
+            )
+        if version < SCHEMA_VERSION:
+            _upgrade(conn, version)
+        return conn
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(f"cannot open database {path}: {exc}") from exc
+    except OSError as exc:
+        raise DatabaseError(f"cannot open database {path}: {exc.strerror or exc}") from exc

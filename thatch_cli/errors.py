@@ -1,0 +1,52 @@
+"""Errors a user can cause, each with its documented exit code.
+
+Anything raised as a ThatchError is reported as one line (or one JSON
+object) and never as a traceback.
+"""
+
+from __future__ import annotations
+
+# Exit codes (documented in README "Exit codes"); keep them stable for agents.
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_NOT_FOUND = 3
+EXIT_CONFLICT = 4
+EXIT_ATTENTION = 5
+EXIT_DATABASE = 6
+
+
+class ThatchError(Exception):
+    exit_code = EXIT_INTERNAL
+    code = "error"
+
+    def __init__(self, message: str, **details: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class InvalidInput(ThatchError):
+    exit_code = EXIT_USAGE
+    code = "invalid_input"
+
+
+class NotFound(ThatchError):
+    exit_code = EXIT_NOT_FOUND
+    code = "not_found"
+
+
+class Conflict(ThatchError):
+    exit_code = EXIT_CONFLICT
+    code = "conflict"
+
+
+class DatabaseError(ThatchError):
+    exit_code = EXIT_DATABASE
+    code = "database"
+
+
+class ModelUnavailable(ThatchError):
+    """The embedding model could not be loaded; callers degrade, never lose data."""
+
+    code = "model_unavailable"

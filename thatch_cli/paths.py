@@ -1,0 +1,35 @@
+"""Where thatch keeps its files. Every function takes the environment
+explicitly so tests (and agents) can point thatch anywhere."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Mapping
+
+
+def config_home(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".config")
+    return Path(base)
+
+
+def db_path(env: Mapping[str, str]) -> Path:
+    # THATCH_DB_PATH is the original thatch's variable; accepting it lets both
+    # tools be pointed at the same file with one setting.
+    explicit = env.get("THATCH_DB") or env.get("THATCH_DB_PATH")
+    if explicit:
+        return Path(explicit).expanduser()
+    return config_home(env) / "thatch" / "thatch.db"
+
+
+def cache_dir(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
+    return Path(base) / "thatch"
+
+
+def runtime_dir(env: Mapping[str, str]) -> Path:
+    xdg = env.get("XDG_RUNTIME_DIR")
+    if xdg:
+        return Path(xdg) / "thatch"
+    return Path(tempfile.gettempdir()) / f"thatch-{os.getuid()}"

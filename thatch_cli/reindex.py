@@ -1,0 +1,55 @@
+"""Re-embedding memories whose vector is missing or from another model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .context import Context
+from .embeddings import model_space
+from .scope import check_store_name
+
+BATCH = 64
+
+
+@dataclass
+class ReindexOutcome:
+    model: str
+    checked: int = 0
+    embedded: int = 0
+    changed_meanwhile: int = 0
+
+
+def reindex(
+    ctx: Context,
+    store: str | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> ReindexOutcome:
+    """Embed every row that the current model cannot rank. Raises
+    ModelUnavailable (changing nothing) when the model does not load."""
+    from .vectors import to_blob
+
+    embedder = ctx.embedder()
+    db = ctx.db()
+    stores = [check_store_name(store)] if store else None
+    probe = embedder.embed_query("dimension probe")
+    space, dim = model_space(embedder.name), int(probe.shape[-1])
+    rows = db.rows_for_reindex(stores)
+    todo = [(s, slug, content) for s, slug, content, model, length in rows
+            if length != 4 * dim or model_space(model) != space]
+    outcome = ReindexOutcome(model=embedder.name, checked=len(rows))
+    if progress:
+        progress(0, len(todo))
+    for start in range(0, len(todo), BATCH):
+        batch = todo[start : start + BATCH]
+        vectors = embedder.embed_passages([content for _, _, content in batch])
+        with db.transaction():
+            for (s, slug, content), vector in zip(batch, vectors):
+                if db.set_vector(s, slug, content, to_blob(vector), embedder.name):
+                    outcome.embedded += 1
+                else:
+                    outcome.changed_meanwhile += 1
+        if progress:
+            progress(start + len(batch), len(todo))
+    return outcome

@@ -1,0 +1,135 @@
+"""Saving a memory: validate, embed (or degrade), write, warn about near-duplicates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .context import Context
+from .embeddings import model_space
+from .errors import InvalidInput, ModelUnavailable
+from .models import Memory
+from .scope import target_store
+from .slugs import MAX_LABEL_CHARS, derive_label, passage_text, slugify
+
+MAX_CONTENT_BYTES = 64 * 1024
+DUPLICATE_THRESHOLD = 0.85
+MAX_DUPLICATE_WARNINGS = 3
+
+
+@dataclass
+class SaveOutcome:
+    memory: Memory
+    replaced: Memory | None
+    similar: list[tuple[Memory, float]] = field(default_factory=list)
+    notice: str | None = None
+
+    @property
+    def has_vector(self) -> bool:
+        return self.memory.embedding is not None
+
+
+def validate_content(content: str) -> str:
+    if not content or not content.strip():
+        raise InvalidInput("content is empty")
+    size = len(content.encode("utf-8", "surrogatepass"))
+    if size > MAX_CONTENT_BYTES:
+        raise InvalidInput(f"content is {size} bytes; the limit is {MAX_CONTENT_BYTES} bytes (64 KiB)")
+    return content
+
+
+def validate_confidence(confidence: int | None) -> int | None:
+    if confidence is not None and not 1 <= confidence <= 10:
+        raise InvalidInput(f"confidence must be between 1 and 10, got {confidence}")
+    return confidence
+
+
+def resolve_label(label: str | None, content: str) -> tuple[str, str]:
+    if label is None:
+        label, body = derive_label(content)
+        if not label:
+            raise InvalidInput("cannot derive a label from the content; give one")
+        return label, body
+    if not label.strip():
+        raise InvalidInput("label is empty")
+    if len(label) > MAX_LABEL_CHARS:
+        raise InvalidInput(f"label is {len(label)} characters; the limit is {MAX_LABEL_CHARS}")
+    return label, content
+
+
+def remember(
+    ctx: Context,
+    content: str,
+    label: str | None = None,
+    *,
+    store: str | None = None,
+    branch: str | None = None,
+    this_branch: bool = False,
+    confidence: int | None = None,
+    overwrite: bool = False,
+    archived: bool | None = None,
+) -> SaveOutcome:
+    content = validate_content(content)
+    confidence = validate_confidence(confidence)
+    label, body = resolve_label(label, content)
+    if branch is not None and this_branch:
+        raise InvalidInput("use either --branch or --this-branch, not both")
+    if this_branch:
+        branch = ctx.current_branch()
+        if branch is None:
+            raise InvalidInput("--this-branch needs a checked-out branch (not a detached HEAD or a non-repository)")
+    if branch is not None and not branch.strip():
+        raise InvalidInput("branch name is empty")
+    store_name = target_store(ctx, store)
+    text = passage_text(label, body)
+    now = ctx.now()
+    memory = Memory(
+        store=store_name,
+        slug=slugify(label),
+        label=label,
+        content=text,
+        branch=branch,
+        confidence=confidence,
+        created_at=now,
+        updated_at=now,
+    )
+    db = ctx.db()
+    # Fail before the (slow) embedding when the write cannot happen; save()
+    # checks again inside its transaction.
+    db.check_writable(store_name, memory.slug, overwrite=overwrite, archived=archived)
+    notice = None
+    vector = None
+    try:
+        embedder = ctx.embedder()
+        vector = embedder.embed_passages([text])[0]
+        from .vectors import to_blob
+
+        memory.embedding, memory.model = to_blob(vector), embedder.name
+    except ModelUnavailable as exc:
+        notice = f"saved without a vector ({exc.message}); run 'thatch reindex' once the model loads"
+    replaced = db.save(memory, overwrite=overwrite, archived=archived)
+    outcome = SaveOutcome(memory=memory, replaced=replaced, notice=notice)
+    if vector is not None:
+        outcome.similar = near_duplicates(ctx, memory, vector)
+    return outcome
+
+
+def near_duplicates(ctx: Context, memory: Memory, vector) -> list[tuple[Memory, float]]:
+    """Up to three live memories of the same store this one nearly repeats.
+    A warning only: the save has already happened."""
+    from .search import db_loader, semantic
+
+    db = ctx.db()
+    hits = semantic(
+        db_loader(db),
+        [memory.store],
+        vector,
+        space=model_space(memory.model) or "",
+        branch=None,
+        include_archived=False,
+        limit=MAX_DUPLICATE_WARNINGS,
+        exclude={memory.key},
+        min_score=DUPLICATE_THRESHOLD,
+        any_branch=True,
+    )
+    found = db.get_many(h.key for h in hits)
+    return [(found[(h.store, h.slug)], h.score) for h in hits if (h.store, h.slug) in found]

@@ -1,0 +1,78 @@
+"""Labels and slugs, byte-compatible with the original thatch so both tools
+address the same rows of a shared database."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_LABEL_CHARS = 200
+DERIVED_LABEL_CHARS = 80
+
+_WHITESPACE = re.compile(r"\s+")
+_HYPHENS = re.compile(r"-{2,}")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+# JavaScript's String.prototype.trim also strips the BOM; Python's strip does not.
+_TRIM = " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def _keep(ch: str) -> bool:
+    return ch in "-_" or unicodedata.category(ch)[0] in "LN"
+
+
+def _label_hash(label: str) -> str:
+    h = 0
+    for ch in label:
+        h = (h * 31 + ord(ch)) % 2**32
+    digits = ""
+    while True:
+        h, rem = divmod(h, 36)
+        digits = _BASE36[rem] + digits
+        if h == 0:
+            return digits
+
+
+def slugify(label: str) -> str:
+    text = _WHITESPACE.sub("-", label.strip(_TRIM).lower())
+    text = _HYPHENS.sub("-", "".join(ch for ch in text if _keep(ch)))
+    return text if text else "x" + _label_hash(label)
+
+
+def _shorten(text: str, limit: int) -> str:
+    text = _WHITESPACE.sub(" ", text).strip()
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return (cut if len(cut) >= limit // 2 else text[:limit]).rstrip() + "…"
+
+
+def derive_label(content: str) -> tuple[str, str]:
+    """Label from the first Markdown heading, else the first non-empty line.
+
+    Returns (label, body). When the heading is the content's first line it is
+    dropped from the body, since the stored text re-adds it as `# label`.
+    """
+    lines = content.splitlines()
+    first_nonempty = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first_nonempty is None:
+        return "", content
+    for i, line in enumerate(lines):
+        match = _HEADING.match(line)
+        if match:
+            label = _shorten(match.group(1), DERIVED_LABEL_CHARS)
+            if i == first_nonempty and label == match.group(1).strip():
+                body = "\n".join(lines[i + 1 :]).strip("\n")
+                return label, body or content
+            return label, content
+    return _shorten(lines[first_nonempty], DERIVED_LABEL_CHARS), content
+
+
+def passage_text(label: str, body: str) -> str:
+    """The exact text stored in `content` and embedded: a re-embed needs no reconstruction."""
+    return f"# {label}\n\n{body}"
+
+
+def body_of(label: str, stored: str) -> str:
+    prefix = f"# {label}\n\n"
+    return stored[len(prefix) :] if stored.startswith(prefix) else stored
