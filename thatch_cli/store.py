@@ -89,6 +89,14 @@ class MemoryDB:
         )
         return [StoreSummary(name, count, last) for name, count, last in rows]
 
+    def branch_counts(self, store: str) -> dict[str | None, int]:
+        """Live memories per branch (None = unscoped) of one store."""
+        rows = self.conn.execute(
+            "SELECT NULLIF(branch, ''), count(*) FROM entries WHERE store = ? AND archived = 0 GROUP BY 1",
+            (store,),
+        )
+        return {branch: count for branch, count in rows}
+
     def store_version(self, store: str) -> int:
         row = self.conn.execute(
             "SELECT version FROM thatch_cli_store_versions WHERE store = ?", (store,)

@@ -1,0 +1,1 @@
+"""Commands of the daemon area, registered on the app defined in cli.py."""

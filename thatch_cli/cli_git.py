@@ -1,0 +1,1 @@
+"""Commands of the git area, registered on the app defined in cli.py."""

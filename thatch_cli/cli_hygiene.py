@@ -1,0 +1,1 @@
+"""Commands of the hygiene area, registered on the app defined in cli.py."""
