@@ -4,7 +4,6 @@ explicitly so tests (and agents) can point thatch anywhere."""
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Mapping
 
@@ -32,4 +31,6 @@ def runtime_dir(env: Mapping[str, str]) -> Path:
     xdg = env.get("XDG_RUNTIME_DIR")
     if xdg:
         return Path(xdg) / "thatch"
+    import tempfile  # only needed without XDG_RUNTIME_DIR; keeps hot paths lean
+
     return Path(tempfile.gettempdir()) / f"thatch-{os.getuid()}"

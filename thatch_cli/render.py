@@ -30,21 +30,21 @@ def memory_brief(memory: Memory) -> dict:
     }
 
 
-def _esc(text: str) -> str:
+def esc(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
 
 
-def _table(out: Output, columns: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None) -> None:
+def table(out: Output, columns: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None) -> None:
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", header_style="bold", box=None, pad_edge=False)
+    grid = Table(title=title, title_justify="left", header_style="bold", box=None, pad_edge=False)
     for column in columns:
-        table.add_column(column, overflow="fold")
+        grid.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(*row)
-    out.console.print(table)
+        grid.add_row(*row)
+    out.console.print(grid)
 
 
 def remember(out: Output, outcome) -> None:
@@ -92,9 +92,9 @@ def recall(out: Output, outcome) -> None:
         out.line(f"No memories match in {', '.join(outcome.stores)}.")
         return
     if out.rich:
-        rows = [(f"{r.score:.2f}", _esc(r.memory.store), f"[bold]{_esc(r.memory.label)}[/]",
-                 _esc(r.memory.branch or ""), _esc(snippet(r.memory, 80))) for r in outcome.results]
-        _table(out, ("score", "store", "label", "branch", "snippet"), rows)
+        rows = [(f"{r.score:.2f}", esc(r.memory.store), f"[bold]{esc(r.memory.label)}[/]",
+                 esc(r.memory.branch or ""), esc(snippet(r.memory, 80))) for r in outcome.results]
+        table(out, ("score", "store", "label", "branch", "snippet"), rows)
         return
     for r in outcome.results:
         branch = f" [{r.memory.branch}]" if r.memory.branch else ""
@@ -110,9 +110,9 @@ def listing(out: Output, store: str, memories: list[Memory]) -> None:
         out.line(f"No memories in {store}.")
         return
     if out.rich:
-        rows = [(f"[bold]{_esc(m.label)}[/]", _esc(m.branch or ""), str(m.confidence or ""), m.updated_at[:10],
-                 _esc(snippet(m, 60))) for m in memories]
-        _table(out, ("label", "branch", "conf", "updated", "snippet"), rows, title=f"{store} · {len(memories)}")
+        rows = [(f"[bold]{esc(m.label)}[/]", esc(m.branch or ""), str(m.confidence or ""), m.updated_at[:10],
+                 esc(snippet(m, 60))) for m in memories]
+        table(out, ("label", "branch", "conf", "updated", "snippet"), rows, title=f"{store} · {len(memories)}")
         return
     for m in memories:
         branch = f"\t[{m.branch}]" if m.branch else ""
@@ -135,7 +135,7 @@ def show(out: Output, memory: Memory) -> None:
     if out.rich:
         from rich.markdown import Markdown
 
-        out.console.print(f"[dim]{_esc(' · '.join(facts))}[/]")
+        out.console.print(f"[dim]{esc(' · '.join(facts))}[/]")
         out.console.print(Markdown(memory.content))
         return
     out.line(memory.content)
@@ -156,8 +156,8 @@ def stores(out: Output, summaries: list[StoreSummary]) -> None:
                              for s in summaries]})
         return
     if out.rich:
-        rows = [(f"[bold]{_esc(s.name)}[/]", str(s.memories), s.last_update or "") for s in summaries]
-        _table(out, ("store", "memories", "last update"), rows)
+        rows = [(f"[bold]{esc(s.name)}[/]", str(s.memories), s.last_update or "") for s in summaries]
+        table(out, ("store", "memories", "last update"), rows)
         return
     for s in summaries:
         out.line(f"{s.name}\t{s.memories}\t{s.last_update or '-'}")

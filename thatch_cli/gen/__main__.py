@@ -7,7 +7,7 @@ import sys
 
 # Each module exposes write() -> list of paths written. Others register here
 # as they are added (man page, shell completions).
-GENERATORS = ["spec"]
+GENERATORS = ["spec", "completions", "man"]
 
 
 def main(argv: list[str]) -> int:

@@ -1,0 +1,268 @@
+# fish completion for thatch. Generated from the CLI definitions by `python -m thatch_cli.gen completions`; do not edit.
+# Install: thatch completion install fish
+
+# Subcommands of command path $argv[1], one per line.
+function __thatch_subcommands
+    switch "$argv[1]"
+        case ''
+            printf '%s\n' archive completion daemon dedup export forget hooks hygiene import init list recall reindex remember rescope show stores
+        case 'completion'
+            printf '%s\n' install show
+        case 'daemon'
+            printf '%s\n' start status stop
+        case 'dedup'
+            printf '%s\n' keep list
+        case 'hooks'
+            printf '%s\n' install status uninstall
+    end
+end
+
+# Whether option $argv[2] of command path $argv[1] takes a value.
+function __thatch_takes_value
+    switch "$argv[1]|$argv[2]"
+        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'show|--store' 'show|-s'
+            return 0
+    end
+    return 1
+end
+
+# Command path and count of its arguments typed so far, as "PATH|N".
+function __thatch_state
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l path ''
+    set -l nargs 0
+    set -l skip 0
+    set -l dashdash 0
+    for tok in $tokens
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        if test $dashdash = 0
+            switch $tok
+                case --
+                    set dashdash 1
+                    continue
+                case '--*=*'
+                    continue
+                case '-?*'
+                    __thatch_takes_value "$path" $tok; and set skip 1
+                    continue
+            end
+        end
+        if test $nargs = 0; and contains -- $tok (__thatch_subcommands "$path")
+            set path (string trim -- "$path $tok")
+        else
+            set nargs (math $nargs + 1)
+        end
+    end
+    echo "$path|$nargs"
+end
+
+# True while completing options of command path $argv[1].
+function __thatch_at
+    string match -q -- "$argv[1]|*" (__thatch_state)
+end
+
+# True while completing argument $argv[2] (from 0) of command path $argv[1].
+function __thatch_arg
+    test (__thatch_state) = "$argv[1]|$argv[2]"
+end
+
+# Values from the database (`thatch _complete KIND`), honouring --store.
+function __thatch_values
+    set -l tokens (commandline -opc)
+    set -l args _complete $argv[1]
+    for i in (seq (count $tokens))
+        switch $tokens[$i]
+            case --store -s
+                set -l next (math $i + 1)
+                if test $next -le (count $tokens)
+                    set args _complete $argv[1] --store $tokens[$next]
+                end
+            case '--store=*'
+                set args _complete $argv[1] --store (string replace -- '--store=' '' $tokens[$i])
+        end
+    end
+    command thatch $args 2>/dev/null
+end
+
+complete -c thatch -f
+complete -c thatch -n '__thatch_at \'\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'\'' -l version -d 'Show the version and exit'
+complete -c thatch -n '__thatch_at \'\'' -s V -d 'Show the version and exit'
+complete -c thatch -n '__thatch_arg \'\' 0' -a archive -d 'Archive every live memory of a branch: kept as record, left out of recall and hygiene'
+complete -c thatch -n '__thatch_arg \'\' 0' -a completion -d 'Shell completion for bash, zsh and fish'
+complete -c thatch -n '__thatch_arg \'\' 0' -a daemon -d 'The background process that keeps the embedding model loaded (started automatically)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a dedup -d 'Verdicts on near-duplicate pairs, so hygiene stops reporting them'
+complete -c thatch -n '__thatch_arg \'\' 0' -a export -d 'Export memories as JSONL, one memory per line with every column'
+complete -c thatch -n '__thatch_arg \'\' 0' -a forget -d 'Delete one memory and its duplicate verdicts'
+complete -c thatch -n '__thatch_arg \'\' 0' -a hooks -d 'Git hooks: memories of the branch you switch to, notice of deleted branches'
+complete -c thatch -n '__thatch_arg \'\' 0' -a hygiene -d 'Report near-duplicates, stale memories and memories of deleted branches (never deletes)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a import -d 'Import memories from JSONL (as written by export); embeds those without a usable vector'
+complete -c thatch -n '__thatch_arg \'\' 0' -a init -d 'Print the shell hook: a one-line memory summary when you enter a repository or switch branch'
+complete -c thatch -n '__thatch_arg \'\' 0' -a list -d 'List the memories of a store'
+complete -c thatch -n '__thatch_arg \'\' 0' -a recall -d 'Find memories by meaning: the detected store plus global, unless told otherwise'
+complete -c thatch -n '__thatch_arg \'\' 0' -a reindex -d 'Embed memories that have no vector, or one from a different model'
+complete -c thatch -n '__thatch_arg \'\' 0' -a remember -d 'Save a memory. Without a label, the content\'s first heading or line becomes the label'
+complete -c thatch -n '__thatch_arg \'\' 0' -a rescope -d 'Move the memories of one branch to another branch, or to the whole project (--unscoped)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a show -d 'Print one memory in full (detected store first, then global)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a stores -d 'List stores with their memory counts and last update'
+complete -c thatch -n '__thatch_at \'archive\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Branch whose live memories are archived'
+complete -c thatch -n '__thatch_at \'archive\'' -s b -r -f -a '(__thatch_values branches)' -d 'Branch whose live memories are archived'
+complete -c thatch -n '__thatch_at \'archive\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'archive\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'archive\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'archive\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'archive\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'completion\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'completion\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'completion\' 0' -a install -d 'Install the completion script where your shell looks for it (safe to re-run)'
+complete -c thatch -n '__thatch_arg \'completion\' 0' -a show -d 'Print the completion script for a shell'
+complete -c thatch -n '__thatch_at \'completion install\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'completion install\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'completion install\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'completion install\' 0' -f -a 'bash zsh fish' -d 'bash, zsh or fish (default: the shell you are running)'
+complete -c thatch -n '__thatch_at \'completion show\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'completion show\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'completion show\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'completion show\' 0' -f -a 'bash zsh fish' -d 'bash, zsh or fish'
+complete -c thatch -n '__thatch_at \'daemon\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'daemon\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'daemon\' 0' -a start -d 'Start the daemon (if needed) and wait until its model is loaded'
+complete -c thatch -n '__thatch_arg \'daemon\' 0' -a status -d 'Show pid, model, thatch version, uptime, resident memory and requests served'
+complete -c thatch -n '__thatch_arg \'daemon\' 0' -a stop -d 'Stop the daemon; the next command that needs a vector starts it again'
+complete -c thatch -n '__thatch_at \'daemon start\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'daemon start\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'daemon start\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'daemon status\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'daemon status\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'daemon status\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'daemon stop\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'daemon stop\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'daemon stop\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'dedup\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'dedup\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'dedup\' 0' -a keep -d 'Record that two similar memories are distinct and both worth keeping'
+complete -c thatch -n '__thatch_arg \'dedup\' 0' -a list -d 'List the recorded dedup verdicts of a store'
+complete -c thatch -n '__thatch_at \'dedup keep\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'dedup keep\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'dedup keep\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'dedup keep\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'dedup keep\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'dedup keep\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_arg \'dedup keep\' 1' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_at \'dedup list\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'dedup list\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'dedup list\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'dedup list\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'dedup list\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'export\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to export (default: detected)'
+complete -c thatch -n '__thatch_at \'export\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to export (default: detected)'
+complete -c thatch -n '__thatch_at \'export\'' -l all -d 'Export every store'
+complete -c thatch -n '__thatch_at \'export\'' -s a -d 'Export every store'
+complete -c thatch -n '__thatch_at \'export\'' -l with-vectors -d 'Include embeddings (base64 little-endian float32)'
+complete -c thatch -n '__thatch_at \'export\'' -l output -r -F -d 'Write to FILE instead of stdout'
+complete -c thatch -n '__thatch_at \'export\'' -s o -r -F -d 'Write to FILE instead of stdout'
+complete -c thatch -n '__thatch_at \'export\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'export\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'export\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'forget\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'forget\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'forget\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'forget\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'forget\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'forget\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_at \'hooks\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'hooks\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'hooks\' 0' -a install -d 'Install the post-checkout and reference-transaction hooks (again: no change)'
+complete -c thatch -n '__thatch_arg \'hooks\' 0' -a status -d 'Show each hook\'s state: installed, chained (runs your previous hook too), foreign, or missing'
+complete -c thatch -n '__thatch_arg \'hooks\' 0' -a uninstall -d 'Remove thatch\'s hooks, putting back byte for byte any hook they replaced'
+complete -c thatch -n '__thatch_at \'hooks install\'' -l repo -r -F -d 'Repository (any directory or linked worktree in it); default: the current one'
+complete -c thatch -n '__thatch_at \'hooks install\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'hooks install\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'hooks install\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'hooks status\'' -l repo -r -F -d 'Repository (any directory or linked worktree in it); default: the current one'
+complete -c thatch -n '__thatch_at \'hooks status\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'hooks status\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'hooks status\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'hooks uninstall\'' -l repo -r -F -d 'Repository (any directory or linked worktree in it); default: the current one'
+complete -c thatch -n '__thatch_at \'hooks uninstall\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'hooks uninstall\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'hooks uninstall\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'hygiene\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'hygiene\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'hygiene\'' -l stale-days -r -f -d 'Call a memory stale after this many days without update or recall'
+complete -c thatch -n '__thatch_at \'hygiene\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'hygiene\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'hygiene\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'import\'' -l overwrite -d 'Replace memories whose label already exists'
+complete -c thatch -n '__thatch_at \'import\'' -l store -r -f -a '(__thatch_values stores)' -d 'Import every memory into this store'
+complete -c thatch -n '__thatch_at \'import\'' -s s -r -f -a '(__thatch_values stores)' -d 'Import every memory into this store'
+complete -c thatch -n '__thatch_at \'import\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'import\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'import\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'import\' 0' -F -d 'JSONL file to import (\'-\' reads stdin)'
+complete -c thatch -n '__thatch_at \'init\'' -l deactivate -d 'Print what removes the hook from the running shell instead'
+complete -c thatch -n '__thatch_at \'init\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'init\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'init\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'init\' 0' -f -a 'bash zsh fish' -d 'Shell to print the hook for (default: the one running thatch)'
+complete -c thatch -n '__thatch_at \'list\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'list\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'list\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Only memories scoped to this branch'
+complete -c thatch -n '__thatch_at \'list\'' -s b -r -f -a '(__thatch_values branches)' -d 'Only memories scoped to this branch'
+complete -c thatch -n '__thatch_at \'list\'' -l archived -d 'List archived memories instead of live ones'
+complete -c thatch -n '__thatch_at \'list\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'list\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'list\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'list\' 0' -f -a '(__thatch_values stores)'
+complete -c thatch -n '__thatch_at \'recall\'' -l store -r -f -a '(__thatch_values stores)' -d 'Search only this store'
+complete -c thatch -n '__thatch_at \'recall\'' -s s -r -f -a '(__thatch_values stores)' -d 'Search only this store'
+complete -c thatch -n '__thatch_at \'recall\'' -l all-stores -d 'Search every store'
+complete -c thatch -n '__thatch_at \'recall\'' -s a -d 'Search every store'
+complete -c thatch -n '__thatch_at \'recall\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Include this branch\'s memories instead of the current branch\'s'
+complete -c thatch -n '__thatch_at \'recall\'' -s b -r -f -a '(__thatch_values branches)' -d 'Include this branch\'s memories instead of the current branch\'s'
+complete -c thatch -n '__thatch_at \'recall\'' -l limit -r -f -d 'Most results to show'
+complete -c thatch -n '__thatch_at \'recall\'' -s n -r -f -d 'Most results to show'
+complete -c thatch -n '__thatch_at \'recall\'' -l include-archived -d 'Search archived memories too'
+complete -c thatch -n '__thatch_at \'recall\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'recall\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'recall\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'reindex\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'reindex\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'reindex\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'reindex\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'reindex\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'remember\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'remember\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'remember\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Scope the memory to this branch'
+complete -c thatch -n '__thatch_at \'remember\'' -s b -r -f -a '(__thatch_values branches)' -d 'Scope the memory to this branch'
+complete -c thatch -n '__thatch_at \'remember\'' -l this-branch -d 'Scope the memory to the current branch'
+complete -c thatch -n '__thatch_at \'remember\'' -l confidence -r -f -d 'How sure you are, 1-10'
+complete -c thatch -n '__thatch_at \'remember\'' -s c -r -f -d 'How sure you are, 1-10'
+complete -c thatch -n '__thatch_at \'remember\'' -l overwrite -d 'Replace an existing memory with this label'
+complete -c thatch -n '__thatch_at \'remember\'' -l archived -d 'Archive (or restore) it; required when updating an archived memory'
+complete -c thatch -n '__thatch_at \'remember\'' -l no-archived -d 'Negate --archived'
+complete -c thatch -n '__thatch_at \'remember\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'remember\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'remember\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'rescope\'' -l from -r -f -a '(__thatch_values branches)' -d 'Branch whose memories move (live and archived)'
+complete -c thatch -n '__thatch_at \'rescope\'' -l to -r -f -a '(__thatch_values branches)' -d 'Branch to scope them to instead'
+complete -c thatch -n '__thatch_at \'rescope\'' -l unscoped -d 'Make them project-wide (e.g. after a merge)'
+complete -c thatch -n '__thatch_at \'rescope\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'rescope\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'rescope\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'rescope\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'rescope\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'show\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'show\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'show\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'show\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'show\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'show\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_at \'stores\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'stores\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'stores\'' -s h -d 'Show help and exit'

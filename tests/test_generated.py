@@ -1,0 +1,67 @@
+"""Generated files match the CLI definitions: regenerate with
+`python -m thatch_cli.gen` when one of these fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from thatch_cli.gen import __main__ as gen_main
+from thatch_cli.gen import cli_model, completions, man, spec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def expected() -> dict[Path, str]:
+    """Every generated file with the text its generator would write now."""
+    files = {spec.SPEC_PATH: spec.render(), man.MAN_PATH: man.render()}
+    files.update(completions.outputs())
+    return files
+
+
+def stale(files: dict[Path, str]) -> list[str]:
+    return [str(path.relative_to(ROOT)) for path, text in files.items()
+            if not path.is_file() or path.read_text(encoding="utf-8") != text]
+
+
+def test_every_generator_is_registered():
+    assert set(gen_main.GENERATORS) >= {"spec", "completions", "man"}
+
+
+def test_generated_files_are_up_to_date():
+    files = expected()
+    assert {str(p.relative_to(ROOT)) for p in files} >= {
+        "thatch_cli/cli_spec.json", "man/thatch.1", "completions/thatch.bash", "completions/_thatch",
+        "completions/thatch.fish", "thatch_cli/templates/completions/thatch.bash",
+        "thatch_cli/templates/completions/_thatch", "thatch_cli/templates/completions/thatch.fish"}
+    assert stale(files) == [], "stale generated files; run: python -m thatch_cli.gen"
+
+
+def test_installed_scripts_are_the_repository_scripts():
+    for name in completions.FILES.values():
+        assert (completions.PACKAGE_DIR / name).read_bytes() == (completions.REPO_DIR / name).read_bytes()
+
+
+def test_a_changed_cli_makes_the_files_stale(monkeypatch):
+    """The check above can fail: a new option shows up in every generated file."""
+    real = cli_model.commands()
+    changed = {**real, "stores": {**real["stores"], "params": [*real["stores"]["params"], {
+        "name": "brand_new", "kind": "option", "opts": ["--brand-new"], "secondary_opts": [], "flag": True,
+        "type": "bool", "required": False, "default": False, "multiple": False, "hidden": False,
+        "metavar": None, "help": "A brand new option."}]}}
+    monkeypatch.setattr(cli_model, "commands", lambda: changed)
+    files = expected()
+    assert sorted(stale(files)) == sorted(str(p.relative_to(ROOT)) for p in files)
+    for text in files.values():
+        assert "brand-new" in text or "brand\\-new" in text
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_hidden_and_internal_commands_are_left_out(monkeypatch, shell):
+    real = cli_model.commands()
+    extra = {"_secret": {**real["stores"], "hidden": False}, "ghost": {**real["stores"], "hidden": True}}
+    monkeypatch.setattr(cli_model, "commands", lambda: {**real, **extra})
+    text = completions.render_all()[shell]
+    assert "_secret" not in text and "ghost" not in text
+    assert "ghost" not in man.render() and "_secret" not in man.render()

@@ -1,0 +1,126 @@
+"""Installing the generated shell completion scripts where each shell looks.
+
+The scripts ship in thatch_cli/templates/completions/, written by
+`python -m thatch_cli.gen completions` (the same text as completions/ at the
+top of the repository), so what is installed is exactly what was generated.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from .errors import InvalidInput, ThatchError
+
+SHELLS = ("bash", "zsh", "fish")
+SCRIPT_NAMES = {"bash": "thatch.bash", "zsh": "_thatch", "fish": "thatch.fish"}
+TEMPLATE_DIR = Path(__file__).resolve().parent / "templates" / "completions"
+
+
+@dataclass
+class Installed:
+    shell: str
+    path: Path
+    status: str  # "installed" (new file), "updated" (content replaced) or "unchanged"
+    notes: list[str] = field(default_factory=list)
+
+
+def check_shell(shell: str) -> str:
+    name = (shell or "").strip().lower()
+    if name not in SHELLS:
+        raise InvalidInput(f"unsupported shell {shell!r}; choose one of {', '.join(SHELLS)}")
+    return name
+
+
+def script(shell: str) -> str:
+    path = TEMPLATE_DIR / SCRIPT_NAMES[check_shell(shell)]
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ThatchError(f"completion script missing from the installation: {path}") from exc
+
+
+def detect_shell(env: Mapping[str, str]) -> str:
+    """The shell thatch runs under (shellingham), else $SHELL's name."""
+    try:
+        import shellingham
+
+        name = shellingham.detect_shell()[0]
+    except Exception:
+        name = os.path.basename(env.get("SHELL") or "")
+    if name in SHELLS:
+        return name
+    raise InvalidInput(f"cannot tell which shell to install for (found {name or 'none'});"
+                       f" name one: {', '.join(SHELLS)}")
+
+
+def _home(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or os.path.expanduser("~"))
+
+
+def target(shell: str, env: Mapping[str, str]) -> Path:
+    home = _home(env)
+    if shell == "bash":
+        data = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
+        return data / "bash-completion" / "completions" / "thatch"
+    if shell == "zsh":
+        return home / ".zfunc" / "_thatch"
+    config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    return config / "fish" / "completions" / "thatch.fish"
+
+
+def _notes(shell: str, path: Path, env: Mapping[str, str]) -> list[str]:
+    home = _home(env)
+    if shell == "bash":
+        if any(Path(p).is_file() for p in ("/usr/share/bash-completion/bash_completion",
+                                           "/usr/local/share/bash-completion/bash_completion",
+                                           "/opt/homebrew/share/bash-completion/bash_completion",
+                                           "/etc/bash_completion")):
+            return ["bash-completion loads it in new shells."]
+        return [f"bash-completion was not found; install it, or add to ~/.bashrc: source {path}"]
+    if shell == "zsh":
+        zdot = Path(env.get("ZDOTDIR") or home)
+        try:
+            rc = (zdot / ".zshrc").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            rc = ""
+        notes = []
+        if ".zfunc" not in rc:
+            notes.append(f"Add to {zdot / '.zshrc'}, before compinit runs: fpath=(~/.zfunc $fpath)")
+        notes.append("Then start a new shell (if completion does not appear: rm -f ~/.zcompdump*; exec zsh).")
+        return notes
+    return ["fish loads it in new shells."]
+
+
+def install(shell: str, env: Mapping[str, str]) -> Installed:
+    """Write the script for `shell` where it looks; a no-op when already current."""
+    shell = check_shell(shell)
+    text = script(shell)
+    path = target(shell, env)
+    try:
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+    except OSError:
+        current = None
+    if current == text:
+        return Installed(shell, path, "unchanged", _notes(shell, path, env))
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise ThatchError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return Installed(shell, path, "installed" if current is None else "updated", _notes(shell, path, env))

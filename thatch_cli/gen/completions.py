@@ -1,0 +1,581 @@
+"""Shell completion scripts for bash, zsh and fish, from the CLI definitions.
+
+Commands, options and fixed choices are written into each script as static
+lists, so completing them starts no process. Labels, store names and branch
+names come from the database through `thatch _complete KIND [--store S]`
+(thatch_cli/hot/complete.py), one value per line.
+
+Each script is written twice with identical text: completions/ at the top of
+the repository (for packagers) and thatch_cli/templates/completions/ (what
+`thatch completion install` and `thatch completion show` use).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import cli_model
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_DIR = Path(__file__).resolve().parents[1] / "templates" / "completions"
+REPO_DIR = ROOT / "completions"
+FILES = {"bash": "thatch.bash", "zsh": "_thatch", "fish": "thatch.fish"}
+SHELL_CHOICES = ("bash", "zsh", "fish")
+DYNAMIC = ("labels", "stores", "branches")  # kinds `thatch _complete` answers
+HEADER = "Generated from the CLI definitions by `python -m thatch_cli.gen completions`; do not edit."
+
+
+# -- the command tree ----------------------------------------------------------------
+
+
+@dataclass
+class Option:
+    names: list[str]  # every spelling that sets it, long first (e.g. --store, -s)
+    help: str
+    kind: str  # "flag", or what its value completes to: stores labels branches shells files none
+    multiple: bool = False
+    negations: list[str] = field(default_factory=list)  # --no-x of a --x/--no-x flag
+    metavar: str = "VALUE"
+
+
+@dataclass
+class Argument:
+    name: str
+    help: str
+    kind: str
+    required: bool
+
+
+@dataclass
+class Node:
+    path: str  # "" for thatch itself, "dedup keep" for a nested command
+    help: str
+    options: list[Option] = field(default_factory=list)
+    arguments: list[Argument] = field(default_factory=list)
+    children: dict[str, "Node"] = field(default_factory=dict)
+
+    @property
+    def is_group(self) -> bool:
+        return bool(self.children)
+
+    def walk(self):
+        yield self
+        for child in self.children.values():
+            yield from child.walk()
+
+
+HELP_OPTION = Option(["--help", "-h"], "Show help and exit.", "flag")
+VERSION_OPTION = Option(["--version", "-V"], "Show the version and exit.", "flag")
+
+
+def value_kind(param: dict) -> str:
+    """What a parameter's value completes to, from its name: the CLI keeps
+    the same names for the same things (store, label, branch, shell)."""
+    if param["flag"]:
+        return "flag"
+    name = param["name"].lower().strip("_")
+    if name.startswith("store"):
+        return "stores"
+    if name.startswith("label"):
+        return "labels"
+    if name.startswith("branch") or name.endswith("branch"):
+        return "branches"
+    if name == "shell":
+        return "shells"
+    metavar = (param.get("metavar") or "").strip("[]").upper()
+    if re.search(r"(path|file|dir|output|input|source)", name) or metavar in ("PATH", "FILE", "DIR"):
+        return "files"
+    return "none"
+
+
+def summary(text: str) -> str:
+    """First line of a help text, as the one-line description shells show."""
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line.strip()
+
+
+def _metavar(param: dict) -> str:
+    metavar = (param.get("metavar") or "").strip("[]. ")
+    if metavar:
+        return metavar
+    if param["type"] in ("int", "float"):
+        return "N"
+    return param["name"].strip("_").upper()
+
+
+def tree() -> Node:
+    root = Node("", "A local, git-aware memory store for coding agents.", [HELP_OPTION, VERSION_OPTION])
+    groups = cli_model.groups()
+    for path, spec in sorted(cli_model.commands().items()):
+        words = path.split()
+        if spec.get("hidden") or any(w.startswith("_") for w in words):
+            continue
+        node = root
+        for depth, word in enumerate(words[:-1]):
+            key = " ".join(words[: depth + 1])
+            if word not in node.children:
+                node.children[word] = Node(key, groups.get(key, ""), [HELP_OPTION])
+            node = node.children[word]
+        leaf = Node(path, spec["help"])
+        for param in spec["params"]:
+            if param["kind"] == "argument":
+                leaf.arguments.append(Argument(_metavar(param).lower(), param["help"], value_kind(param),
+                                               bool(param["required"])))
+            elif not param["hidden"]:
+                leaf.options.append(Option(
+                    names=sorted(param["opts"], key=lambda o: (not o.startswith("--"), o)),
+                    help=param["help"],
+                    kind=value_kind(param),
+                    multiple=bool(param["multiple"]),
+                    negations=list(param["secondary_opts"]),
+                    metavar=_metavar(param),
+                ))
+        leaf.options.append(HELP_OPTION)
+        node.children[words[-1]] = leaf
+    return root
+
+
+# -- bash ------------------------------------------------------------------------------
+
+
+def _sh(text: str) -> str:
+    """Single-quoted for sh/bash/zsh."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _case_arms(arms: list[tuple[list[str], str]], default: str, indent: str = "        ") -> str:
+    lines = [f"{indent}{'|'.join(_sh(p) for p in patterns)}) {body} ;;" for patterns, body in arms]
+    lines.append(f"{indent}*) {default} ;;")
+    return "\n".join(lines)
+
+
+_BASH_MAIN = r'''
+# Values from the database, one per line, into _thatch_v (labels may hold spaces).
+_thatch_values() {
+    _thatch_v=()
+    local line
+    local -a args=(_complete "$1")
+    [[ -n $2 ]] && args+=(--store "$2")
+    while IFS= read -r line; do
+        [[ -n $line ]] && _thatch_v+=("$line")
+    done < <(command thatch "${args[@]}" 2>/dev/null)
+}
+
+# COMPREPLY from _thatch_v for the word being typed: matched without its
+# quoting, answered escaped (or bare inside an open quote), and with any part
+# before a ':' left out, since readline only replaces the text after it.
+_thatch_reply_values() {
+    local cur=$1 quote='' value keep=''
+    case $cur in
+        \'*) quote=\'; cur=${cur#\'} ;;
+        \"*) quote=\"; cur=${cur#\"} ;;
+        *) [[ $cur == *:* ]] && keep=${cur%:*}:; cur=${cur//\\/} ;;
+    esac
+    for value in "${_thatch_v[@]}"; do
+        [[ $value == "$cur"* ]] || continue
+        [[ -z $quote ]] && printf -v value '%q' "$value"
+        COMPREPLY+=("${value#"$keep"}")
+    done
+}
+
+_thatch() {
+    COMPREPLY=()
+    local -a words=()
+    local i cword=0 word cur path='' nargs=0 store='' want='' dashdash='' _thatch_r
+    local -a _thatch_v
+    # Re-join what COMP_WORDBREAKS split at ':' (labels may contain colons).
+    for (( i = 0; i < ${#COMP_WORDS[@]}; i++ )); do
+        word=${COMP_WORDS[i]}
+        if (( ${#words[@]} > 1 )) && [[ $word == : || ${COMP_WORDS[i-1]} == : ]]; then
+            words[${#words[@]}-1]+=$word
+        else
+            words+=("$word")
+        fi
+        (( i == COMP_CWORD )) && cword=$(( ${#words[@]} - 1 ))
+    done
+    cur=${words[cword]}
+    for (( i = 1; i < cword; i++ )); do
+        word=${words[i]}
+        if [[ -z $dashdash && $word == -- ]]; then
+            dashdash=1
+        elif [[ -z $dashdash && $word == -?* ]]; then
+            _thatch_option_value "$path" "${word%%=*}"
+            [[ $_thatch_r == flag || $word == *=?* ]] && continue
+            [[ ${words[i+1]} == = ]] && (( i++ ))
+            if (( i + 1 >= cword )); then
+                want=$_thatch_r
+                [[ $cur == = ]] && cur=''
+                break
+            fi
+            (( i++ ))
+            [[ $_thatch_r == stores && ( $word == --store || $word == -s ) ]] && store=${words[i]}
+        else
+            _thatch_subcommands "$path"
+            if (( nargs == 0 )) && [[ -n $_thatch_r && " $_thatch_r " == *" $word "* ]]; then
+                path=${path:+$path }$word
+            else
+                (( nargs++ ))
+            fi
+        fi
+    done
+    if [[ -z $want ]]; then
+        if [[ -z $dashdash && $cur == -* ]]; then
+            _thatch_options "$path"
+            COMPREPLY=($(compgen -W "$_thatch_r" -- "$cur"))
+            return 0
+        fi
+        _thatch_subcommands "$path"
+        if (( nargs == 0 )) && [[ -n $_thatch_r ]]; then
+            COMPREPLY=($(compgen -W "$_thatch_r" -- "$cur"))
+            return 0
+        fi
+        _thatch_argument "$path" "$nargs"
+        want=$_thatch_r
+    fi
+    case $want in
+        labels|stores|branches)
+            _thatch_values "$want" "$store"
+            _thatch_reply_values "$cur"
+            ;;
+        shells)
+            COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"))
+            ;;
+        files)
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -f -- "$cur"))
+            ;;
+    esac
+    return 0
+}
+
+complete -F _thatch thatch
+'''
+
+
+def bash(root: Node) -> str:
+    nodes = list(root.walk())
+    subcommands = [([n.path], f"_thatch_r={_sh(' '.join(n.children))}") for n in nodes if n.is_group]
+    options = [([n.path], "_thatch_r=" + _sh(" ".join(name for o in n.options for name in o.names + o.negations)))
+               for n in nodes]
+    values: dict[str, list[str]] = {}
+    for n in nodes:
+        for o in n.options:
+            if o.kind != "flag":
+                values.setdefault(o.kind, []).extend(f"{n.path}|{name}" for name in o.names)
+    arguments: dict[str, list[str]] = {}
+    for n in nodes:
+        for index, a in enumerate(n.arguments):
+            if a.kind != "none":  # the default arm
+                arguments.setdefault(a.kind, []).append(f"{n.path}|{index}")
+    parts = [
+        "# bash completion for thatch                               -*- shell-script -*-",
+        f"# {HEADER}",
+        "# Install: thatch completion install bash",
+        "",
+        "# Subcommands of command path $1 (empty for thatch itself), into _thatch_r.",
+        "_thatch_subcommands() {",
+        '    case $1 in',
+        _case_arms(subcommands, "_thatch_r=''"),
+        "    esac",
+        "}",
+        "",
+        "# Options of command path $1.",
+        "_thatch_options() {",
+        '    case $1 in',
+        _case_arms(options, "_thatch_r='--help -h'"),
+        "    esac",
+        "}",
+        "",
+        "# What option $2 of command path $1 takes: flag (no value), or the kind of value.",
+        "_thatch_option_value() {",
+        '    case "$1|$2" in',
+        _case_arms([(patterns, f"_thatch_r={kind}") for kind, patterns in sorted(values.items())],
+                   "_thatch_r=flag"),
+        "    esac",
+        "}",
+        "",
+        "# What argument $2 (counting from 0) of command path $1 takes.",
+        "_thatch_argument() {",
+        '    case "$1|$2" in',
+        _case_arms([(patterns, f"_thatch_r={kind}") for kind, patterns in sorted(arguments.items())],
+                   "_thatch_r=none"),
+        "    esac",
+        "}",
+    ]
+    return "\n".join(parts) + "\n" + _BASH_MAIN
+
+
+# -- zsh -------------------------------------------------------------------------------
+
+
+def _zfunc(path: str) -> str:
+    return "_thatch" + "".join("_" + re.sub(r"[^A-Za-z0-9]", "_", w) for w in path.split())
+
+
+def _zdesc(text: str) -> str:
+    """Text for an _arguments [description]: brackets and colons escaped."""
+    return re.sub(r"([\\\[\]:])", r"\\\1", summary(text))
+
+
+def _zaction(kind: str) -> str:
+    return {"labels": "_thatch_labels", "stores": "_thatch_stores", "branches": "_thatch_branches",
+            "shells": "(bash zsh fish)", "files": "_files"}.get(kind, " ")
+
+
+def _zoption_specs(option: Option) -> list[str]:
+    spellings = option.names + option.negations
+    exclusive = "" if option.multiple else "(" + " ".join(spellings) + ")"
+    if option is HELP_OPTION or option is VERSION_OPTION:
+        exclusive = "(- *)"
+    prefix = "*" if option.multiple else ""
+    specs = []
+    for name in spellings:
+        if option.kind == "flag":
+            suffix = ""
+        else:
+            suffix = "=" if name.startswith("--") else "+"
+        value = "" if option.kind == "flag" else f":{option.metavar.lower()}:{_zaction(option.kind)}"
+        desc = _zdesc(option.help) if name not in option.negations else _zdesc(f"Negate {option.names[0]}.")
+        specs.append(f"{exclusive}{prefix}{name}{suffix}[{desc}]{value}")
+    return specs
+
+
+def _zarguments(lines: list[str], specs: list[str], flags: str) -> None:
+    lines.append(f"    _arguments {flags} \\")
+    for spec in specs[:-1]:
+        lines.append(f"        {_sh(spec)} \\")
+    lines.append(f"        {_sh(specs[-1])}")
+
+
+def _zsh_node(node: Node) -> list[str]:
+    name = _zfunc(node.path)
+    lines = [f"{name}() {{"]
+    specs = [spec for o in node.options for spec in _zoption_specs(o)]
+    if node.is_group:
+        lines.append("    local curcontext=$curcontext state state_descr line ret=1")
+        lines.append("    typeset -A opt_args")
+        _zarguments(lines, specs + ["1: :->command", "*:: :->argument"], "-C")
+        lines[-1] += " && ret=0"
+        label = f"thatch {node.path} command".replace("  ", " ")
+        context = "thatch-" + "-".join(node.path.split() + ["$words[1]"])
+        lines += [
+            "    case $state in",
+            "        (command)",
+            "            local -a commands",
+            "            commands=(",
+            *[f"                {_sh(child + ':' + summary(sub.help))}" for child, sub in node.children.items()],
+            "            )",
+            f"            _describe -t commands {_sh(label)} commands && ret=0",
+            "            ;;",
+            "        (argument)",
+            f"            curcontext=${{curcontext%:*:*}}:{context}:",
+            "            case $words[1] in",
+            *[f"                ({child}) {_zfunc(sub.path)} && ret=0 ;;" for child, sub in node.children.items()],
+            "            esac",
+            "            ;;",
+            "    esac",
+            "    return ret",
+        ]
+    else:
+        for index, arg in enumerate(node.arguments, start=1):
+            optional = "" if arg.required else ":"
+            specs.append(f"{index}:{optional}{arg.name}:{_zaction(arg.kind)}")
+        _zarguments(lines, specs, "-S")
+    lines.append("}")
+    return lines
+
+
+_ZSH_HELPERS = r'''
+# Values from the database (`thatch _complete KIND`), honouring a --store
+# already on the command line. compadd quotes spaces and colons itself.
+_thatch_complete() {
+    local tag=$1 descr=$2 kind=$3 store=${opt_args[--store]:-${opt_args[-s]}}
+    local -a vals args expl
+    args=(_complete $kind)
+    [[ -n $store ]] && args+=(--store ${(Q)store})
+    vals=("${(@f)$(command thatch $args 2>/dev/null)}")
+    vals=(${vals:#})
+    _wanted $tag expl $descr compadd -a vals
+}
+_thatch_labels() { _thatch_complete labels label labels }
+_thatch_stores() { _thatch_complete stores store stores }
+_thatch_branches() { _thatch_complete branches branch branches }
+'''
+
+_ZSH_FOOTER = r'''
+# Autoloaded from $fpath (the file's name is _thatch) the body runs with the
+# completion's arguments; sourced directly, it registers itself instead.
+if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
+    _thatch "$@"
+else
+    compdef _thatch thatch
+fi
+'''
+
+
+def zsh(root: Node) -> str:
+    lines = ["#compdef thatch", f"# zsh completion for thatch. {HEADER}",
+             "# Install: thatch completion install zsh"]
+    for node in root.walk():
+        lines.append("")
+        lines += _zsh_node(node)
+    return "\n".join(lines) + "\n" + _ZSH_HELPERS + _ZSH_FOOTER
+
+
+# -- fish ------------------------------------------------------------------------------
+
+
+def _fq(text: str) -> str:
+    """Single-quoted for fish (which escapes only \\ and ' there)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _fdesc(text: str) -> str:
+    return summary(text).rstrip(".")
+
+
+_FISH_HELPERS = r'''
+# Command path and count of its arguments typed so far, as "PATH|N".
+function __thatch_state
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l path ''
+    set -l nargs 0
+    set -l skip 0
+    set -l dashdash 0
+    for tok in $tokens
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        if test $dashdash = 0
+            switch $tok
+                case --
+                    set dashdash 1
+                    continue
+                case '--*=*'
+                    continue
+                case '-?*'
+                    __thatch_takes_value "$path" $tok; and set skip 1
+                    continue
+            end
+        end
+        if test $nargs = 0; and contains -- $tok (__thatch_subcommands "$path")
+            set path (string trim -- "$path $tok")
+        else
+            set nargs (math $nargs + 1)
+        end
+    end
+    echo "$path|$nargs"
+end
+
+# True while completing options of command path $argv[1].
+function __thatch_at
+    string match -q -- "$argv[1]|*" (__thatch_state)
+end
+
+# True while completing argument $argv[2] (from 0) of command path $argv[1].
+function __thatch_arg
+    test (__thatch_state) = "$argv[1]|$argv[2]"
+end
+
+# Values from the database (`thatch _complete KIND`), honouring --store.
+function __thatch_values
+    set -l tokens (commandline -opc)
+    set -l args _complete $argv[1]
+    for i in (seq (count $tokens))
+        switch $tokens[$i]
+            case --store -s
+                set -l next (math $i + 1)
+                if test $next -le (count $tokens)
+                    set args _complete $argv[1] --store $tokens[$next]
+                end
+            case '--store=*'
+                set args _complete $argv[1] --store (string replace -- '--store=' '' $tokens[$i])
+        end
+    end
+    command thatch $args 2>/dev/null
+end
+'''
+
+
+def _fish_values(kind: str) -> str:
+    if kind in DYNAMIC:
+        return f"-f -a {_fq(f'(__thatch_values {kind})')}"
+    if kind == "shells":
+        return "-f -a " + _fq(" ".join(SHELL_CHOICES))
+    if kind == "files":
+        return "-F"
+    return "-f"
+
+
+def fish(root: Node) -> str:
+    nodes = list(root.walk())
+    lines = [f"# fish completion for thatch. {HEADER}", "# Install: thatch completion install fish", ""]
+    lines.append("# Subcommands of command path $argv[1], one per line.")
+    lines.append("function __thatch_subcommands")
+    lines.append("    switch \"$argv[1]\"")
+    for n in nodes:
+        if n.is_group:
+            lines.append(f"        case {_fq(n.path)}")
+            lines.append(f"            printf '%s\\n' {' '.join(n.children)}")
+    lines += ["    end", "end", "", "# Whether option $argv[2] of command path $argv[1] takes a value.",
+              "function __thatch_takes_value", "    switch \"$argv[1]|$argv[2]\""]
+    valued = [f"{n.path}|{name}" for n in nodes for o in n.options if o.kind != "flag" for name in o.names]
+    if valued:
+        lines.append("        case " + " ".join(_fq(v) for v in valued))
+        lines.append("            return 0")
+    lines += ["    end", "    return 1", "end", _FISH_HELPERS.rstrip("\n"), "", "complete -c thatch -f"]
+    for n in nodes:
+        at = _fq(f"__thatch_at {_fq(n.path)}")
+        for o in n.options:
+            spellings = [(name, False) for name in o.names] + [(name, True) for name in o.negations]
+            for name, negation in spellings:
+                flag = f"-l {name[2:]}" if name.startswith("--") else (
+                    f"-s {name[1:]}" if len(name) == 2 else f"-o {name[1:]}")
+                desc = f"Negate {o.names[0]}" if negation else _fdesc(o.help)
+                value = "" if o.kind == "flag" or negation else f" -r {_fish_values(o.kind)}"
+                lines.append(f"complete -c thatch -n {at} {flag}{value} -d {_fq(desc)}")
+        if n.is_group:
+            first = _fq(f"__thatch_arg {_fq(n.path)} 0")
+            for child, sub in n.children.items():
+                lines.append(f"complete -c thatch -n {first} -a {child} -d {_fq(_fdesc(sub.help))}")
+        for index, arg in enumerate(n.arguments):
+            if arg.kind == "none":
+                continue
+            cond = _fq(f"__thatch_arg {_fq(n.path)} {index}")
+            # Values from the database describe themselves; a per-value description would repeat.
+            desc = "" if arg.kind in DYNAMIC else f" -d {_fq(_fdesc(arg.help))}"
+            lines.append(f"complete -c thatch -n {cond} {_fish_values(arg.kind)}{desc}")
+    return "\n".join(lines) + "\n"
+
+
+# -- writing -----------------------------------------------------------------------------
+
+
+RENDERERS = {"bash": bash, "zsh": zsh, "fish": fish}
+
+
+def render_all() -> dict[str, str]:
+    root = tree()
+    return {shell: RENDERERS[shell](root) for shell in SHELL_CHOICES}
+
+
+def outputs() -> dict[Path, str]:
+    """Every file this generator owns, with the text it should hold."""
+    found = {}
+    for shell, text in render_all().items():
+        for folder in (REPO_DIR, PACKAGE_DIR):
+            found[folder / FILES[shell]] = text
+    return found
+
+
+def write() -> list[Path]:
+    written = []
+    for path, text in outputs().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,249 @@
+"""man/thatch.1: the manual page, from the CLI definitions.
+
+Every command (nested groups included) and every visible option comes from
+cli_model, so the page cannot drift from the CLI; environment, files and
+exit status are described here and checked against errors.py by the tests.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .. import __version__, errors
+from . import cli_model
+
+ROOT = Path(__file__).resolve().parents[2]
+MAN_PATH = ROOT / "man" / "thatch.1"
+
+DESCRIPTION = [
+    "thatch keeps labelled notes (memories) in a local SQLite database and finds them again by meaning, "
+    "using a small embedding model that runs on your machine, with a full-text fallback when the model "
+    "is unavailable. It is written for coding agents and the people who work beside them.",
+    "Memories live in stores. Inside a git repository the store is named after the repository "
+    "(owner/repo from the origin remote, else the checkout's name); the global store holds knowledge "
+    "that is not tied to one project. A memory may be scoped to a branch, in which case it is recalled "
+    "only on that branch, next to the project-wide ones.",
+    "The database is shared with the original thatch: both tools read and write the same file.",
+    "Every command accepts --json and then prints one JSON object with stable keys, errors included. "
+    "Without it, output is a table on a terminal and plain text otherwise.",
+]
+
+ENVIRONMENT = [
+    ("THATCH_DB", "Path of the database file. Overrides the default location."),
+    ("THATCH_DB_PATH", "The original thatch's name for THATCH_DB, honoured so one setting points both "
+                       "tools at the same file. THATCH_DB wins when both are set."),
+    ("THATCH_MODEL", "Embedding model: a Hugging Face model id or a local model folder "
+                     "(default BAAI/bge-small-en-v1.5)."),
+    ("THATCH_STORE", "Store to use instead of the one detected from the current directory. "
+                     "An explicit --store still wins."),
+    ("THATCH_QUIET", "When set to 1, the shell prompt hook (thatch init) stays silent."),
+    ("THATCH_HOOKS", "When set to 0, the git hooks installed by thatch hooks install skip thatch's part "
+                     "(a hook they chain to still runs)."),
+    ("THATCH_DAEMON", "When set to 0 (or off, false, no), commands never start or use the background "
+                      "process that keeps the embedding model loaded between commands."),
+    ("THATCH_DAEMON_IDLE", "Seconds the background model process waits without a request before it exits "
+                           "(default 600)."),
+    ("NO_COLOR", "When set (to anything), output is plain text without colour or tables. So is output "
+                 "to a pipe or with TERM=dumb."),
+    ("XDG_CONFIG_HOME", "Base of the default database location (default ~/.config)."),
+    ("XDG_CACHE_HOME", "Base of the cache directory (default ~/.cache)."),
+    ("XDG_DATA_HOME", "Where bash completion is installed (default ~/.local/share)."),
+    ("XDG_RUNTIME_DIR", "Base of the directory for the background process's socket and pid files "
+                        "(default: a private directory under the system temporary directory)."),
+]
+
+FILES = [
+    ("$XDG_CONFIG_HOME/thatch/thatch.db", "The database (default ~/.config/thatch/thatch.db), shared with "
+                                          "the original thatch. THATCH_DB moves it."),
+    ("$XDG_CACHE_HOME/thatch/repos.json", "Cache of each repository's store name, refreshed when its git "
+                                          "config changes. Safe to delete."),
+    ("$XDG_RUNTIME_DIR/thatch/", "Socket and pid file of the background model process."),
+    ("$XDG_DATA_HOME/bash-completion/completions/thatch", "bash completion, from thatch completion install bash."),
+    ("~/.zfunc/_thatch", "zsh completion, from thatch completion install zsh (~/.zfunc must be in fpath)."),
+    ("$XDG_CONFIG_HOME/fish/completions/thatch.fish", "fish completion, from thatch completion install fish."),
+]
+
+EXIT_STATUS = {
+    "EXIT_OK": "Success. For hygiene: the store is clean.",
+    "EXIT_INTERNAL": "Internal error (a bug); set THATCH_DEBUG=1 for a traceback.",
+    "EXIT_USAGE": "Invalid input: a bad option, argument or value.",
+    "EXIT_NOT_FOUND": "Not found: no memory with that label.",
+    "EXIT_CONFLICT": "Conflict: a memory with that label exists (use --overwrite), or it is archived and "
+                     "--archived/--no-archived was not given.",
+    "EXIT_ATTENTION": "Attention needed: hygiene found near-duplicates, stale memories or memories of "
+                      "deleted branches.",
+    "EXIT_DATABASE": "Database error: the file cannot be opened, or was written by a newer thatch.",
+}
+
+
+def exit_codes() -> list[tuple[int, str]]:
+    codes = {name: getattr(errors, name) for name in dir(errors) if name.startswith("EXIT_")}
+    return sorted((code, EXIT_STATUS.get(name, name)) for name, code in codes.items())
+
+
+# -- roff ------------------------------------------------------------------------------
+
+
+def text(value: str) -> str:
+    """Running text: backslashes escaped, no line taken for a request."""
+    value = value.replace("\\", "\\e")
+    lines = []
+    for line in value.splitlines() or [""]:
+        line = line.strip()
+        if line.startswith((".", "'")):
+            line = "\\&" + line
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def opt(name: str) -> str:
+    return "\\fB" + name.replace("\\", "\\e").replace("-", "\\-") + "\\fR"
+
+
+def var(name: str) -> str:
+    return "\\fI" + name.replace("\\", "\\e").replace("-", "\\-") + "\\fR"
+
+
+def _verbatim(block: str) -> str:
+    """Indented help lines (examples, tables) keep their layout."""
+    rows = block.splitlines()
+    indent = min(len(r) - len(r.lstrip()) for r in rows if r.strip())
+    body = []
+    for row in rows:
+        row = row[indent:].rstrip().replace("\\", "\\e")
+        body.append("\\&" + row if row.startswith((".", "'")) else row)
+    return "\n".join([".RS 4", ".nf", *body, ".fi", ".RE"])
+
+
+def paragraphs(help_text: str) -> list[str]:
+    out = []
+    for block in re.split(r"\n\s*\n", (help_text or "").strip("\n")):
+        if not block.strip():
+            continue
+        if any(row[:1].isspace() for row in block.splitlines() if row.strip()):
+            out.append(_verbatim(block))
+        else:
+            out.append(text(" ".join(block.split())))
+    return out
+
+
+def metavar_roff(name: str) -> str:
+    """A metavar such as "[LABEL] CONTENT": names in italics, brackets plain."""
+    return " ".join(("[" + var(w.strip("[]")) + "]") if w.startswith("[") and w.endswith("]") else var(w)
+                    for w in name.split())
+
+
+def _metavar(param: dict) -> str:
+    metavar = (param.get("metavar") or "").strip()
+    if metavar:
+        return metavar
+    if param["type"] in ("int", "float"):
+        return "N"
+    return param["name"].strip("_").upper()
+
+
+def _synopsis(path: str, params: list[dict]) -> str:
+    parts = [opt("thatch")] + [opt(word) for word in path.split()]
+    for param in params:
+        if param["kind"] == "option" and param["required"]:
+            parts.append(f"{opt(param['opts'][0])} {var(_metavar(param))}")
+    if any(p["kind"] == "option" and not p["required"] and not p["hidden"] for p in params):
+        parts.append("[" + var("OPTIONS") + "]")
+    for param in params:
+        if param["kind"] == "argument" and not param["hidden"]:
+            name = _metavar(param)
+            if not param["required"] and not name.startswith("["):
+                name = f"[{name}]"
+            parts.append(metavar_roff(name))
+    return " ".join(parts)
+
+
+def _option_item(param: dict) -> list[str]:
+    names = sorted(param["opts"], key=lambda o: (not o.startswith("--"), o))
+    head = ", ".join(opt(n) for n in names)
+    if param["secondary_opts"]:
+        head += " / " + ", ".join(opt(n) for n in param["secondary_opts"])
+    if not param["flag"]:
+        head += " " + var(_metavar(param))
+    body = " ".join(paragraphs(param["help"])) or "No description."
+    default = param["default"]
+    if not param["flag"] and default not in (None, "", False) and not param["required"]:
+        body += f" Default: {text(str(default))}."
+    return [".TP", head, body]
+
+
+def _argument_item(param: dict) -> list[str]:
+    head = metavar_roff(_metavar(param))
+    return [".TP", head, " ".join(paragraphs(param["help"])) or "No description."]
+
+
+def render() -> str:
+    commands = {path: spec for path, spec in cli_model.commands().items()
+                if not spec.get("hidden") and not any(w.startswith("_") for w in path.split())}
+    groups = cli_model.groups()
+    lines = [
+        f".\\\" Generated from the CLI definitions by `python -m thatch_cli.gen man`; do not edit.",
+        f'.TH THATCH 1 "" "thatch {__version__}" "User Commands"',
+        ".SH NAME",
+        "thatch \\- a local, git\\-aware memory store for coding agents",
+        ".SH SYNOPSIS",
+        f"{opt('thatch')} {var('COMMAND')} [{var('OPTIONS')}] [{var('ARGUMENTS')}]",
+        ".br",
+        f"{opt('thatch')} {var('GROUP')} {var('COMMAND')} [{var('OPTIONS')}] [{var('ARGUMENTS')}]",
+        ".br",
+        f"{opt('thatch')} {opt('--version')}",
+        ".SH DESCRIPTION",
+    ]
+    for i, para in enumerate(DESCRIPTION):
+        if i:
+            lines.append(".PP")
+        lines.append(text(para))
+    lines += [
+        ".SH OPTIONS",
+        "These work with every command and group.",
+        ".TP", f"{opt('--help')}, {opt('-h')}", "Show help for thatch, a group or a command, and exit.",
+        ".TP", f"{opt('--version')}, {opt('-V')}", "Show the version and exit (thatch itself only).",
+        ".SH COMMANDS",
+    ]
+    shown_groups: set[str] = set()
+    for path in sorted(commands):
+        spec = commands[path]
+        words = path.split()
+        if len(words) > 1 and words[0] not in shown_groups:
+            shown_groups.add(words[0])
+            lines.append(f'.SS "{opt("thatch")} {opt(words[0])} {var("COMMAND")}"')
+            lines += paragraphs(groups.get(words[0], "")) or [f"Commands of the {words[0]} group."]
+        lines.append(f'.SS "{_synopsis(path, spec["params"])}"')
+        for i, para in enumerate(paragraphs(spec["help"])):
+            if i:
+                lines.append(".PP")
+            lines.append(para)
+        for param in spec["params"]:
+            if param["kind"] == "argument" and not param["hidden"]:
+                lines += _argument_item(param)
+        for param in spec["params"]:
+            if param["kind"] == "option" and not param["hidden"]:
+                lines += _option_item(param)
+    lines.append(".SH ENVIRONMENT")
+    for name, description in ENVIRONMENT:
+        lines += [".TP", opt(name), text(description)]
+    lines.append(".SH FILES")
+    for name, description in FILES:
+        lines += [".TP", var(name), text(description)]
+    lines.append(".SH EXIT STATUS")
+    for code, description in exit_codes():
+        lines += [".TP", opt(str(code)), text(description)]
+    lines += [
+        ".SH SEE ALSO",
+        f"{opt('git')}(1), {opt('sqlite3')}(1)",
+        ".PP",
+        f"Shell completion: {opt('thatch completion install')}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write() -> list[Path]:
+    MAN_PATH.parent.mkdir(parents=True, exist_ok=True)
+    MAN_PATH.write_text(render(), encoding="utf-8")
+    return [MAN_PATH]

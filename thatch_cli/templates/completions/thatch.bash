@@ -1,0 +1,172 @@
+# bash completion for thatch                               -*- shell-script -*-
+# Generated from the CLI definitions by `python -m thatch_cli.gen completions`; do not edit.
+# Install: thatch completion install bash
+
+# Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
+_thatch_subcommands() {
+    case $1 in
+        '') _thatch_r='archive completion daemon dedup export forget hooks hygiene import init list recall reindex remember rescope show stores' ;;
+        'completion') _thatch_r='install show' ;;
+        'daemon') _thatch_r='start status stop' ;;
+        'dedup') _thatch_r='keep list' ;;
+        'hooks') _thatch_r='install status uninstall' ;;
+        *) _thatch_r='' ;;
+    esac
+}
+
+# Options of command path $1.
+_thatch_options() {
+    case $1 in
+        '') _thatch_r='--help -h --version -V' ;;
+        'archive') _thatch_r='--branch -b --store -s --json --help -h' ;;
+        'completion') _thatch_r='--help -h' ;;
+        'completion install') _thatch_r='--json --help -h' ;;
+        'completion show') _thatch_r='--json --help -h' ;;
+        'daemon') _thatch_r='--help -h' ;;
+        'daemon start') _thatch_r='--json --help -h' ;;
+        'daemon status') _thatch_r='--json --help -h' ;;
+        'daemon stop') _thatch_r='--json --help -h' ;;
+        'dedup') _thatch_r='--help -h' ;;
+        'dedup keep') _thatch_r='--store -s --json --help -h' ;;
+        'dedup list') _thatch_r='--store -s --json --help -h' ;;
+        'export') _thatch_r='--store -s --all -a --with-vectors --output -o --json --help -h' ;;
+        'forget') _thatch_r='--store -s --json --help -h' ;;
+        'hooks') _thatch_r='--help -h' ;;
+        'hooks install') _thatch_r='--repo --json --help -h' ;;
+        'hooks status') _thatch_r='--repo --json --help -h' ;;
+        'hooks uninstall') _thatch_r='--repo --json --help -h' ;;
+        'hygiene') _thatch_r='--store -s --stale-days --json --help -h' ;;
+        'import') _thatch_r='--overwrite --store -s --json --help -h' ;;
+        'init') _thatch_r='--deactivate --json --help -h' ;;
+        'list') _thatch_r='--store -s --branch -b --archived --json --help -h' ;;
+        'recall') _thatch_r='--store -s --all-stores -a --branch -b --limit -n --include-archived --json --help -h' ;;
+        'reindex') _thatch_r='--store -s --json --help -h' ;;
+        'remember') _thatch_r='--store -s --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --json --help -h' ;;
+        'rescope') _thatch_r='--from --to --unscoped --store -s --json --help -h' ;;
+        'show') _thatch_r='--store -s --json --help -h' ;;
+        'stores') _thatch_r='--json --help -h' ;;
+        *) _thatch_r='--help -h' ;;
+    esac
+}
+
+# What option $2 of command path $1 takes: flag (no value), or the kind of value.
+_thatch_option_value() {
+    case "$1|$2" in
+        'archive|--branch'|'archive|-b'|'list|--branch'|'list|-b'|'recall|--branch'|'recall|-b'|'remember|--branch'|'remember|-b'|'rescope|--from'|'rescope|--to') _thatch_r=branches ;;
+        'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo') _thatch_r=files ;;
+        'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'remember|--confidence'|'remember|-c') _thatch_r=none ;;
+        'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rescope|--store'|'rescope|-s'|'show|--store'|'show|-s') _thatch_r=stores ;;
+        *) _thatch_r=flag ;;
+    esac
+}
+
+# What argument $2 (counting from 0) of command path $1 takes.
+_thatch_argument() {
+    case "$1|$2" in
+        'import|0') _thatch_r=files ;;
+        'dedup keep|0'|'dedup keep|1'|'forget|0'|'show|0') _thatch_r=labels ;;
+        'completion install|0'|'completion show|0'|'init|0') _thatch_r=shells ;;
+        'list|0') _thatch_r=stores ;;
+        *) _thatch_r=none ;;
+    esac
+}
+
+# Values from the database, one per line, into _thatch_v (labels may hold spaces).
+_thatch_values() {
+    _thatch_v=()
+    local line
+    local -a args=(_complete "$1")
+    [[ -n $2 ]] && args+=(--store "$2")
+    while IFS= read -r line; do
+        [[ -n $line ]] && _thatch_v+=("$line")
+    done < <(command thatch "${args[@]}" 2>/dev/null)
+}
+
+# COMPREPLY from _thatch_v for the word being typed: matched without its
+# quoting, answered escaped (or bare inside an open quote), and with any part
+# before a ':' left out, since readline only replaces the text after it.
+_thatch_reply_values() {
+    local cur=$1 quote='' value keep=''
+    case $cur in
+        \'*) quote=\'; cur=${cur#\'} ;;
+        \"*) quote=\"; cur=${cur#\"} ;;
+        *) [[ $cur == *:* ]] && keep=${cur%:*}:; cur=${cur//\\/} ;;
+    esac
+    for value in "${_thatch_v[@]}"; do
+        [[ $value == "$cur"* ]] || continue
+        [[ -z $quote ]] && printf -v value '%q' "$value"
+        COMPREPLY+=("${value#"$keep"}")
+    done
+}
+
+_thatch() {
+    COMPREPLY=()
+    local -a words=()
+    local i cword=0 word cur path='' nargs=0 store='' want='' dashdash='' _thatch_r
+    local -a _thatch_v
+    # Re-join what COMP_WORDBREAKS split at ':' (labels may contain colons).
+    for (( i = 0; i < ${#COMP_WORDS[@]}; i++ )); do
+        word=${COMP_WORDS[i]}
+        if (( ${#words[@]} > 1 )) && [[ $word == : || ${COMP_WORDS[i-1]} == : ]]; then
+            words[${#words[@]}-1]+=$word
+        else
+            words+=("$word")
+        fi
+        (( i == COMP_CWORD )) && cword=$(( ${#words[@]} - 1 ))
+    done
+    cur=${words[cword]}
+    for (( i = 1; i < cword; i++ )); do
+        word=${words[i]}
+        if [[ -z $dashdash && $word == -- ]]; then
+            dashdash=1
+        elif [[ -z $dashdash && $word == -?* ]]; then
+            _thatch_option_value "$path" "${word%%=*}"
+            [[ $_thatch_r == flag || $word == *=?* ]] && continue
+            [[ ${words[i+1]} == = ]] && (( i++ ))
+            if (( i + 1 >= cword )); then
+                want=$_thatch_r
+                [[ $cur == = ]] && cur=''
+                break
+            fi
+            (( i++ ))
+            [[ $_thatch_r == stores && ( $word == --store || $word == -s ) ]] && store=${words[i]}
+        else
+            _thatch_subcommands "$path"
+            if (( nargs == 0 )) && [[ -n $_thatch_r && " $_thatch_r " == *" $word "* ]]; then
+                path=${path:+$path }$word
+            else
+                (( nargs++ ))
+            fi
+        fi
+    done
+    if [[ -z $want ]]; then
+        if [[ -z $dashdash && $cur == -* ]]; then
+            _thatch_options "$path"
+            COMPREPLY=($(compgen -W "$_thatch_r" -- "$cur"))
+            return 0
+        fi
+        _thatch_subcommands "$path"
+        if (( nargs == 0 )) && [[ -n $_thatch_r ]]; then
+            COMPREPLY=($(compgen -W "$_thatch_r" -- "$cur"))
+            return 0
+        fi
+        _thatch_argument "$path" "$nargs"
+        want=$_thatch_r
+    fi
+    case $want in
+        labels|stores|branches)
+            _thatch_values "$want" "$store"
+            _thatch_reply_values "$cur"
+            ;;
+        shells)
+            COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"))
+            ;;
+        files)
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -f -- "$cur"))
+            ;;
+    esac
+    return 0
+}
+
+complete -F _thatch thatch
