@@ -28,9 +28,10 @@ JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON (stabl
 StoreOpt = typer.Option(None, "--store", "-s", help="Store to use instead of the detected one (also THATCH_STORE).")
 
 
-def command(impl: Callable, name: str | None = None, **settings) -> Callable:
+def command(impl: Callable, name: str | None = None, *, group: typer.Typer | None = None, **settings) -> Callable:
     """Register the decorated declaration (its signature and docstring) as a
-    command whose body is `impl(ctx, out, **options)`."""
+    command of `group` (default: the top level) whose body is
+    `impl(ctx, out, **options)`; `thatch_impl` lets the fast dispatcher find it."""
 
     def decorate(declaration: Callable) -> Callable:
         @functools.wraps(declaration)
@@ -47,7 +48,7 @@ def command(impl: Callable, name: str | None = None, **settings) -> Callable:
         invoke.__signature__ = inspect.Signature([*params, injected])
         invoke.thatch_impl = f"{impl.__module__}:{impl.__qualname__}"
         cmd_name = name or impl.__name__.rstrip("_").replace("_", "-")
-        return app.command(cmd_name, **settings)(invoke)
+        return (group or app).command(cmd_name, **settings)(invoke)
 
     return decorate
 

@@ -4,40 +4,13 @@ Bodies live in hygiene_commands.py."""
 
 from __future__ import annotations
 
-import functools
-import inspect
-from typing import Callable, Optional
+from typing import Optional
 
 import typer
 
 from . import hygiene_commands as impls
 from .cli import JsonOpt, StoreOpt, app, command
-from .context import Context
 from .lifecycle import DEFAULT_STALE_DAYS
-from .runner import run
-
-
-def _sub_command(group: typer.Typer, impl: Callable, name: str, **settings) -> Callable:
-    """`cli.command` for a sub-app: the declaration gives arguments and help,
-    `impl(ctx, out, **options)` does the work (found by the fast dispatcher
-    through `thatch_impl`)."""
-
-    def decorate(declaration: Callable) -> Callable:
-        @functools.wraps(declaration)
-        def invoke(*, _typer_ctx: typer.Context, **options) -> None:
-            root = _typer_ctx.find_root()
-            ctx = root.obj if isinstance(root.obj, Context) else Context.from_process()
-            code = run(impl, ctx, options)
-            if code:
-                raise typer.Exit(code)
-
-        params = list(inspect.signature(declaration).parameters.values())
-        injected = inspect.Parameter("_typer_ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
-        invoke.__signature__ = inspect.Signature([*params, injected])
-        invoke.thatch_impl = f"{impl.__module__}:{impl.__qualname__}"
-        return group.command(name, **settings)(invoke)
-
-    return decorate
 
 
 @command(impls.hygiene)
@@ -83,7 +56,7 @@ dedup_app = typer.Typer(
 app.add_typer(dedup_app, name="dedup")
 
 
-@_sub_command(dedup_app, impls.dedup_keep, "keep")
+@command(impls.dedup_keep, "keep", group=dedup_app)
 def dedup_keep(
     label_a: str = typer.Argument(..., metavar="LABEL_A", help="One memory of the pair (label or slug)."),
     label_b: str = typer.Argument(..., metavar="LABEL_B", help="The other memory of the pair."),
@@ -95,7 +68,7 @@ def dedup_keep(
     The verdict lasts until either memory is overwritten or forgotten."""
 
 
-@_sub_command(dedup_app, impls.dedup_list, "list")
+@command(impls.dedup_list, "list", group=dedup_app)
 def dedup_list(store: Optional[str] = StoreOpt, as_json: bool = JsonOpt) -> None:
     """List the recorded dedup verdicts of a store."""
 
@@ -108,7 +81,7 @@ completion_app = typer.Typer(
 app.add_typer(completion_app, name="completion")
 
 
-@_sub_command(completion_app, impls.completion_install, "install")
+@command(impls.completion_install, "install", group=completion_app)
 def completion_install(
     shell: Optional[str] = typer.Argument(None, metavar="[SHELL]", show_default=False,
                                           help="bash, zsh or fish (default: the shell you are running)."),
@@ -117,7 +90,7 @@ def completion_install(
     """Install the completion script where your shell looks for it (safe to re-run)."""
 
 
-@_sub_command(completion_app, impls.completion_show, "show")
+@command(impls.completion_show, "show", group=completion_app)
 def completion_show(
     shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh or fish."),
     as_json: bool = JsonOpt,
