@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import DatabaseError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _BASE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS stores (
@@ -107,6 +107,18 @@ AFTER UPDATE OF slug, store, embedding, model, branch, archived ON entries BEGIN
     INSERT INTO thatch_cli_store_versions (store, version) VALUES (new.store, 1)
     ON CONFLICT (store) DO UPDATE SET version = version + 1;
 END;
+""",
+    # Branch deletions seen by the reference-transaction hook, one row per
+    # (store, branch); `memories` is how many live memories were scoped to the
+    # branch when it went, so hygiene can tell "orphaned by a deletion" apart.
+    2: """
+CREATE TABLE IF NOT EXISTS thatch_cli_deleted_branches (
+    store TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    deleted_at TEXT NOT NULL,
+    memories INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (store, branch)
+);
 """,
 }
 

@@ -13,8 +13,8 @@ exported into a hook's environment) and ``core.worktree``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = [
     "GitLocation",
@@ -29,8 +29,9 @@ __all__ = [
 _HEADS = "refs/heads/"
 
 
-@dataclass(frozen=True)
-class GitLocation:
+# A NamedTuple, not a dataclass: dataclasses pulls in inspect (~5 ms) on
+# paths that run at every prompt change.
+class GitLocation(NamedTuple):
     git_dir: Path  # per-worktree control dir (holds HEAD, index)
     common_dir: Path  # shared control dir (holds config, refs, objects)
     worktree: Path | None  # checkout top level; None for a bare repository

@@ -10,7 +10,6 @@ import json
 import os
 import re
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from thatch_cli import gitfs
 
@@ -57,6 +56,8 @@ def parse_remote_url(url: str) -> str | None:
     if not url:
         return None
     if "://" in url:
+        from urllib.parse import unquote, urlsplit  # cache misses only
+
         try:
             parts = urlsplit(url)
         except ValueError:  # e.g. an unbalanced IPv6 bracket

@@ -1,0 +1,200 @@
+"""Cost of thatch's shell and git hooks. Run: python bench/hooks.py [--runs N]
+
+Builds a throwaway repository and database in a temp dir, then measures
+(medians over --runs repetitions, every ratio taken within the same run):
+
+1. the per-prompt cost the bash/zsh/fish hook adds when nothing changed: one
+   shell process times N calls of the hook function and N calls of an empty
+   function, back to back; the difference per call is the added cost
+   (budget 5 ms). A wrapper counts thatch starts to prove none happened;
+2. `thatch _hook prompt`, whole process, when the state changed (it prints
+   the summary) and when it did not (budget 50 ms);
+3. `thatch _githook post-checkout`, whole process (budget 50 ms);
+4. `python -c pass`, for scale;
+5. `git switch` back and forth with the hooks installed and without.
+
+Prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from thatch_cli import githooks, shellinit  # noqa: E402
+from thatch_cli.models import Memory  # noqa: E402
+from thatch_cli.store import MemoryDB  # noqa: E402
+
+THATCH = shutil.which("thatch") or str(Path(sys.executable).with_name("thatch"))
+CALLS = 2000  # hook calls per shell run
+
+# Each prints "<hook seconds> <baseline seconds>" for CALLS calls.
+LOOPS = {
+    "bash": """
+source {script}
+_thatch_base() {{ local ret=$?; return $ret; }}
+cd {repo}; _thatch_hook
+t0=$EPOCHREALTIME; for ((i = 0; i < {n}; i++)); do _thatch_hook; done; t1=$EPOCHREALTIME
+for ((i = 0; i < {n}; i++)); do _thatch_base; done; t2=$EPOCHREALTIME
+echo "$(( ${{t1/./}} - ${{t0/./}} )) $(( ${{t2/./}} - ${{t1/./}} ))"
+""",
+    "zsh": """
+zmodload zsh/datetime
+source {script}
+_thatch_base() {{ local ret=$?; return $ret; }}
+cd {repo}; _thatch_hook
+t0=$EPOCHREALTIME; for ((i = 0; i < {n}; i++)); do _thatch_hook; done; t1=$EPOCHREALTIME
+for ((i = 0; i < {n}; i++)); do _thatch_base; done; t2=$EPOCHREALTIME
+printf '%d %d\\n' $(( (t1 - t0) * 1000000 )) $(( (t2 - t1) * 1000000 ))
+""",
+    "fish": """
+source {script}
+function _thatch_base; set -l ret $status; return $ret; end
+cd {repo}; __thatch_hook
+set -l range (seq {n})
+set -l t0 (date +%s%6N)
+for i in $range; __thatch_hook; end
+set -l t1 (date +%s%6N)
+for i in $range; _thatch_base; end
+set -l t2 (date +%s%6N)
+echo (math $t1 - $t0) (math $t2 - $t1)
+""",
+}
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def time_process(argv: list[str], runs: int, **kwargs) -> list[float]:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, **kwargs)
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def git(cwd: Path, *args: str, env: dict) -> None:
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def setup(tmp: Path) -> tuple[Path, dict]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "THATCH_"))}
+    env.update(
+        HOME=str(tmp), XDG_CACHE_HOME=str(tmp / "cache"), XDG_RUNTIME_DIR=str(tmp / "run"),
+        THATCH_DB=str(tmp / "thatch.db"), THATCH_DAEMON="0",
+        GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1",
+        GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@example.com", GIT_COMMITTER_NAME="b",
+        GIT_COMMITTER_EMAIL="b@example.com",
+    )
+    (tmp / "run").mkdir(mode=0o700)
+    repo = tmp / "widget"
+    (repo / "src" / "deep" / "er").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main", env=env)
+    git(repo, "commit", "-q", "--allow-empty", "-m", "init", env=env)
+    git(repo, "remote", "add", "origin", "git@github.com:acme/widget.git", env=env)
+    for i in range(20):
+        git(repo, "branch", f"feat/b{i}", env=env)
+    db = MemoryDB.open(Path(env["THATCH_DB"]))
+    for i in range(200):
+        branch = f"feat/b{i % 25}" if i % 2 else None  # some on branches that do not exist
+        db.save(Memory(store="acme/widget", slug=f"m{i}", label=f"Memory {i}", content=f"text {i}",
+                       branch=branch, created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z"),
+                overwrite=False, archived=None)
+    db.close()
+    # Warm the identity cache, as any real prompt after the first would have.
+    subprocess.run([THATCH, "_hook", "prompt"], cwd=repo, env=env, check=True, capture_output=True)
+    return repo, env
+
+
+def shell_cost(shell: str, repo: Path, env: dict, tmp: Path, runs: int) -> tuple[list[float], int] | None:
+    if not shutil.which(shell):
+        return None
+    log = tmp / f"{shell}.starts"
+    wrapper = tmp / f"thatch-{shell}"
+    wrapper.write_text(f"#!/bin/sh\necho x >> {shellinit.sh_quote(str(log))}\n"
+                       f"exec {shellinit.sh_quote(THATCH)} \"$@\"\n")
+    wrapper.chmod(0o755)
+    script = tmp / f"init.{shell}"
+    script.write_text(shellinit.render(shell, str(wrapper)))
+    code = LOOPS[shell].format(script=shellinit.quote(shell, str(script)),
+                               repo=shellinit.quote(shell, str(repo / "src" / "deep" / "er")), n=CALLS)
+    argv = {"bash": ["bash", "--norc", "--noprofile", "-c"], "zsh": ["zsh", "-f", "-c"],
+            "fish": ["fish", "--no-config", "-i", "-c"]}[shell]
+    per_call = []
+    for _ in range(runs):
+        out = subprocess.run([*argv, code], env=env, capture_output=True, text=True, check=True).stdout.split()
+        hook_us, base_us = float(out[0]), float(out[1])
+        per_call.append((hook_us - base_us) / CALLS / 1e6)
+    starts = len(log.read_text().splitlines()) if log.exists() else 0
+    return per_call, starts - runs  # one start per run is the priming call
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=21, help="repetitions per measurement (default 21)")
+    runs = max(parser.parse_args().runs, 1)
+    rows: list[tuple[str, str, str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="thatch-bench-") as name:
+        tmp = Path(name)
+        repo, env = setup(tmp)
+        for shell in ("bash", "zsh", "fish"):
+            result = shell_cost(shell, repo, env, tmp, runs)
+            if result is None:
+                rows.append((f"{shell} hook, nothing changed (per prompt)", "not installed", "≤ 5 ms", ""))
+                continue
+            samples, extra_starts = result
+            ms = median_ms(samples)
+            rows.append((f"{shell} hook, nothing changed (per prompt)", f"{ms * 1000:.0f} µs", "≤ 5 ms",
+                         f"{extra_starts} thatch starts in {runs}×{CALLS} prompts"))
+
+        # Interleaved, so every ratio compares runs made under the same load.
+        git(repo, "switch", "-q", "feat/b1", env=env)
+        state = subprocess.run([THATCH, "_hook", "prompt"], cwd=repo, env=env, capture_output=True,
+                               text=True).stdout.splitlines()[0]
+        cases = {
+            "`thatch _hook prompt`, state changed (prints)": [THATCH, "_hook", "prompt"],
+            "`thatch _hook prompt`, state unchanged": [THATCH, "_hook", "prompt", "--prev", state],
+            "`thatch _githook post-checkout`": [THATCH, "_githook", "post-checkout", "0", "0", "1"],
+        }
+        python: list[float] = []
+        samples: dict[str, list[float]] = {label: [] for label in cases}
+        for _ in range(runs):
+            python += time_process([sys.executable, "-c", "pass"], 1, env=env)
+            for label, argv in cases.items():
+                samples[label] += time_process(argv, 1, cwd=repo, env=env)
+        git(repo, "switch", "-q", "main", env=env)
+        for label, values in samples.items():
+            ratio = statistics.median(v / p for v, p in zip(values, python))
+            rows.append((label, f"{median_ms(values):.1f} ms", "≤ 50 ms", f"{ratio:.1f}× python -c pass"))
+        rows.append(("`python -c pass`", f"{median_ms(python):.1f} ms", "", "scale"))
+
+        switch = ["sh", "-c", "git switch -q feat/b1 2>/dev/null && git switch -q main 2>/dev/null"]
+        bare = median_ms(time_process(switch, runs, cwd=repo, env=env))
+        githooks.install(repo, THATCH)
+        hooked = median_ms(time_process(switch, runs, cwd=repo, env=env))
+        rows.append(("`git switch` there and back, no hooks", f"{bare:.1f} ms", "", ""))
+        rows.append(("`git switch` there and back, thatch hooks", f"{hooked:.1f} ms", "",
+                     f"+{hooked - bare:.1f} ms"))
+
+    print(f"thatch hook costs: median of {runs} runs, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}\n")
+    print("| measurement | median | budget | note |")
+    print("|---|---:|---:|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

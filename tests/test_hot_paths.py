@@ -1,0 +1,73 @@
+"""The hook entry points stay light: checked in real processes, through the
+real `thatch` entry module, with a warm identity cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from thatch_cli.models import Memory
+from thatch_cli.store import MemoryDB
+
+FORBIDDEN = ("typer", "click", "rich", "dulwich", "numpy", "torch", "sentence_transformers", "shellingham")
+
+PROBE = """
+import atexit, json, os, runpy, sys
+def report():
+    with open(os.environ["PROBE_OUT"], "w") as fh:
+        json.dump(sorted({{m.split(".")[0] for m in sys.modules}}), fh)
+atexit.register(report)
+sys.argv = ["thatch", *{args!r}]
+runpy.run_module("thatch_cli", run_name="__main__")
+"""
+
+
+def probe(args: list[str], cwd: Path, tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess]:
+    out = tmp_path / "modules.json"
+    result = subprocess.run([sys.executable, "-c", PROBE.format(args=args)], cwd=cwd, capture_output=True,
+                            text=True, env={**os.environ, "PROBE_OUT": str(out)}, timeout=60)
+    assert "Traceback" not in result.stderr, result.stderr
+    return set(json.loads(out.read_text())), result
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    path = tmp_path / "widget"
+    path.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "init"],
+                 ["remote", "add", "origin", "https://example.com/acme/widget.git"], ["switch", "-q", "-c", "feat/x"]):
+        subprocess.run(["git", *args], cwd=path, check=True, capture_output=True)
+    db = MemoryDB.open(Path(os.environ["THATCH_DB"]))
+    for i, branch in enumerate(["feat/x", "feat/x", None, "gone"]):
+        db.save(Memory(store="acme/widget", slug=f"m{i}", label=f"Note {i}", content="x", branch=branch,
+                       created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z"),
+                overwrite=False, archived=None)
+    db.close()
+    return path
+
+
+def test_probe_sees_dulwich_on_a_cold_identity_cache(repo, tmp_path):
+    """The check can fail: the first visit to a repository reads its config with dulwich."""
+    modules, result = probe(["_hook", "prompt"], repo, tmp_path)
+    assert result.returncode == 0
+    assert "dulwich" in modules
+
+
+@pytest.mark.parametrize("args, expect", [
+    (["_hook", "prompt"], "thatch: acme/widget · 4 memories · 2 on feat/x · 1 orphaned (thatch hygiene)"),
+    (["_hook", "prompt", "--prev", "elsewhere\tmain"], "2 on feat/x"),
+    (["_githook", "post-checkout", "0" * 40, "1" * 40, "1"], "thatch: 2 memories on feat/x (acme/widget):"),
+    (["_githook", "branch-deleted", "--git-pid", "1", "--", "gone"], "1 memory was scoped to deleted branch gone"),
+])
+def test_hooks_import_nothing_heavy(repo, tmp_path, args, expect):
+    subprocess.run([sys.executable, "-m", "thatch_cli", "_hook", "prompt"], cwd=repo, check=True,
+                   capture_output=True)  # warms the identity cache
+    modules, result = probe(args, repo, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert expect in result.stdout  # the probe really ran the hook's whole path
+    assert sorted(modules & set(FORBIDDEN)) == []

@@ -1,0 +1,256 @@
+"""`thatch _githook ...`: what thatch's git hooks run.
+
+    _githook post-checkout <prev> <new> <flag>
+        After a branch checkout: the memories scoped to the branch HEAD now
+        names (at most five labels and a count). Silent when there are none.
+    _githook branch-deleted [--git-pid PID] [--created NAME]... -- BRANCH...
+        From reference-transaction (state "committed"), for refs/heads lines
+        whose new value is all zeros. Git fires that for more than deletions
+        (pack-refs drops loose refs, a rename deletes the old name, a deletion
+        fires twice), so each branch is confirmed gone first, renames are told
+        apart, and a deletion is recorded once.
+
+Both always exit 0 and never raise: git has already done its work (or, for
+post-checkout, would report our failure as its own). Output goes to stdout;
+the hook scripts send it to the terminal's stderr. Stdlib only, for speed.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from .. import gitfs, paths
+from .prompt import open_readonly, printable, store_for
+
+MAX_LABELS = 5
+# Git runs reference-transaction more than once per deletion; a second
+# record of the same branch this soon after the first is the same deletion.
+DUPLICATE_WINDOW_S = 120
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _say(text: str) -> None:
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except (OSError, UnicodeError):
+        pass
+
+
+# -- post-checkout -------------------------------------------------------------------
+
+
+def branch_memories(env: Mapping[str, str], cwd: Path) -> tuple[str, str, list[str], int] | None:
+    """(store, branch, first labels, count) for the checked-out branch, or
+    None when there is nothing to show."""
+    loc = gitfs.locate(cwd)
+    branch = gitfs.head_branch(loc) if loc is not None else None
+    if branch is None:
+        return None
+    store, _ = store_for(env, cwd)
+    conn = open_readonly(env)
+    if conn is None:
+        return None
+    try:
+        rows = conn.execute(
+            "SELECT label FROM entries WHERE store = ? AND branch = ? AND archived = 0"
+            " ORDER BY updated_at DESC, slug",
+            (store, branch),
+        ).fetchall()
+    finally:
+        conn.close()
+    if not rows:
+        return None
+    return store, branch, [printable(r[0]) for r in rows[:MAX_LABELS]], len(rows)
+
+
+def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> None:
+    # Only branch checkouts (flag 1); the branch comes from HEAD, not from
+    # the arguments, which are commit ids.
+    if len(args) >= 3 and args[2] != "1":
+        return
+    found = branch_memories(env, cwd)
+    if found is None:
+        return
+    store, branch, labels, count = found
+    lines = [f"thatch: {_plural(count, 'memory', 'memories')} on {branch} ({printable(store)}):"]
+    lines += [f"  - {label}" for label in labels]
+    if count > len(labels):
+        lines.append(f"  … and {count - len(labels)} more: thatch list --branch {branch}")
+    _say("\n".join(lines))
+
+
+# -- branch deletion ------------------------------------------------------------------
+
+
+def git_command_line(pid: int | None) -> list[str] | None:
+    """argv of the git process that ran the hook (Linux /proc; None elsewhere)."""
+    if not pid:
+        return None
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    return [os.fsdecode(a) for a in raw.split(b"\0") if a] or None
+
+
+def rename_target(argv: Sequence[str] | None, old: str) -> str | None:
+    """NEW when argv is `git [opts] branch -m|-M|--move [OLD] NEW` renaming `old`."""
+    if not argv or "branch" not in argv:
+        return None
+    rest = list(argv[argv.index("branch") + 1:])
+    if not any(a in ("-m", "-M", "--move") or (a[:1] == "-" and a[1:2] != "-" and "m" in a.lower()) for a in rest):
+        return None
+    positional = []
+    for i, arg in enumerate(rest):
+        if arg == "--":
+            positional += rest[i + 1:]
+            break
+        if not arg.startswith("-"):
+            positional.append(arg)
+    if len(positional) == 1:
+        return positional[0]  # renames the current branch, which is `old`
+    if len(positional) == 2 and positional[0] == old:
+        return positional[1]
+    return None
+
+
+def _finished_gone(loc: gitfs.GitLocation, branch: str) -> bool:
+    # While git still holds the loose ref's lock, the "committed" we see is
+    # the packed-refs half of the transaction; the final one comes next.
+    if gitfs.branch_exists(loc, branch):
+        return False
+    return not os.path.exists(loc.common_dir / "refs" / "heads" / (branch + ".lock"))
+
+
+def _renaming(loc: gitfs.GitLocation) -> bool:
+    # git parks the old name's reflog here for the length of a rename.
+    return os.path.exists(loc.common_dir / "logs" / "refs" / ".tmp-renamed-log")
+
+
+def live_count(conn: sqlite3.Connection, store: str, branch: str) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM entries WHERE store = ? AND branch = ? AND archived = 0", (store, branch)
+    ).fetchone()
+    return int(row[0])
+
+
+def record_deletion(conn: sqlite3.Connection, store: str, branch: str, now: str) -> int | None:
+    """Record that `branch` of `store` was deleted, with how many live
+    memories were scoped to it. Returns that count, or None when this
+    deletion was already recorded."""
+    from ..clock import parse_ts
+
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        row = conn.execute(
+            "SELECT deleted_at FROM thatch_cli_deleted_branches WHERE store = ? AND branch = ?", (store, branch)
+        ).fetchone()
+        if row is not None:
+            then, moment = parse_ts(row[0]), parse_ts(now)
+            if then and moment and 0 <= (moment - then).total_seconds() < DUPLICATE_WINDOW_S:
+                conn.execute("COMMIT")
+                return None
+        count = live_count(conn, store, branch)
+        conn.execute(
+            "INSERT OR REPLACE INTO thatch_cli_deleted_branches (store, branch, deleted_at, memories)"
+            " VALUES (?, ?, ?, ?)",
+            (store, branch, now, count),
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return count
+
+
+def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], created: Sequence[str],
+                   git_pid: int | None, now: str | None = None) -> None:
+    loc = gitfs.locate(cwd)
+    if loc is None:
+        return
+    gone = [b for b in dict.fromkeys(branches) if _finished_gone(loc, b)]
+    if not gone or not paths.db_path(env).is_file():
+        return  # no database, so no memories to speak of: do not create one
+    from .. import db
+    from ..clock import format_ts, system_clock
+    from ..errors import DatabaseError
+
+    store, _ = store_for(env, cwd)
+    argv = git_command_line(git_pid)
+    try:
+        conn = db.connect(paths.db_path(env))
+    except DatabaseError as err:
+        _say(f"thatch: branch deletion not recorded: {err.message}")
+        return
+    try:
+        conn.execute("PRAGMA busy_timeout = 1000")  # never hold git up for long
+        new_refs = [c for c in dict.fromkeys(created) if gitfs.branch_exists(loc, c)]
+        for branch in gone:
+            target = rename_target(argv, branch)
+            if target is None and len(gone) == 1 and len(new_refs) == 1:
+                target = new_refs[0]  # newer git: one transaction holds both halves
+            if target is not None or _renaming(loc):
+                count = live_count(conn, store, branch)
+                if count:
+                    to = target or "NEW-NAME"
+                    where = f"{branch}, renamed to {target}" if target else f"{branch}, which was renamed"
+                    _say(f"thatch: {_plural(count, 'memory is', 'memories are')} scoped to {where}"
+                         f" — run 'thatch rescope --from {branch} --to {to}'")
+                continue
+            count = record_deletion(conn, store, branch, now or format_ts(system_clock()))
+            if count:
+                _say(f"thatch: {_plural(count, 'memory was', 'memories were')} scoped to deleted branch"
+                     f" {branch} — run 'thatch hygiene'")
+    finally:
+        conn.close()
+
+
+# -- entry point ----------------------------------------------------------------------
+
+
+def _parse_deleted(args: list[str]) -> tuple[list[str], list[str], int | None]:
+    branches: list[str] = []
+    created: list[str] = []
+    pid: int | None = None
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            branches.extend(rest)
+            break
+        if arg == "--created":
+            created.append(next(rest, ""))
+        elif arg == "--git-pid":
+            value = next(rest, "")
+            pid = int(value) if value.isdigit() else None
+        else:
+            branches.append(arg)
+    return [b for b in branches if b], [c for c in created if c], pid
+
+
+def main(argv: list[str]) -> int:
+    env = os.environ
+    what, args = (argv[0], argv[1:]) if argv else ("", [])
+    try:
+        if what == "post-checkout":
+            post_checkout(env, Path.cwd(), args)
+        elif what == "branch-deleted":
+            branches, created, pid = _parse_deleted(args)
+            branch_deleted(env, Path.cwd(), branches, created, pid)
+        else:
+            sys.stderr.write("usage: thatch _githook post-checkout|branch-deleted ...\n")
+            return 2
+    except Exception as exc:
+        if env.get("THATCH_DEBUG"):
+            raise
+        # One line, never a traceback: the checkout or deletion succeeded anyway.
+        _say(f"thatch: hook failed ({type(exc).__name__}: {exc}); git was not affected")
+    return 0

@@ -1,0 +1,189 @@
+"""`thatch _hook prompt --prev STATE`: the shell hook's one process.
+
+The shell starts it only when the repository, its HEAD or (outside a
+repository) the directory changed. It prints the new state on the first line,
+for the shell to pass back as --prev next time, and then at most one line for
+the user:
+
+    thatch: acme/widget · 14 memories · 3 on feat/login · 2 orphaned (thatch hygiene)
+
+That line appears only when the store or the branch differs from the state
+passed in (a new shell passes nothing), and only when the store has live
+memories; moving around inside one repository, or detaching HEAD for a
+rebase or bisect, says nothing. Errors say nothing either: a prompt is no place for them.
+
+Stdlib only (plus thatch's stdlib-only modules), to stay inside 50 ms.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Mapping
+
+from .. import gitfs, paths
+
+SEP = "\t"
+
+
+def open_readonly(env: Mapping[str, str]) -> sqlite3.Connection | None:
+    """The memory database opened read-only, or None when there is none (a
+    hook must not create it, upgrade it or wait long on a writer)."""
+    path = paths.db_path(env)
+    try:
+        if not path.is_file():
+            return None
+        return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=0.5)
+    except (OSError, ValueError, sqlite3.Error):
+        return None
+
+
+def detected_store(env: Mapping[str, str], cwd: Path) -> str:
+    """The repository's identity, from the cache Context.default_store uses
+    (dulwich is imported only when the cache misses)."""
+    from ..repo import resolve_store
+
+    return resolve_store(cwd, paths.cache_dir(env) / "repos.json")
+
+
+def store_for(env: Mapping[str, str], cwd: Path) -> tuple[str, bool]:
+    """(store, overridden): THATCH_STORE, else the detected store."""
+    override = (env.get("THATCH_STORE") or "").strip()
+    if override:
+        return override, True
+    return detected_store(env, cwd), False
+
+
+def printable(text: str) -> str:
+    """`text` on one line with no control characters: labels and remote
+    URLs come from outside, and a terminal would obey an escape sequence."""
+    return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+
+
+def branch_counts(conn: sqlite3.Connection, store: str) -> dict[str | None, int]:
+    """Live memories per branch (None = unscoped): MemoryDB.branch_counts's
+    query, inlined because importing store.py costs this hook ~4 ms."""
+    rows = conn.execute(
+        "SELECT NULLIF(branch, ''), count(*) FROM entries WHERE store = ? AND archived = 0 GROUP BY 1",
+        (store,),
+    )
+    return {branch: count for branch, count in rows}
+
+
+def orphaned(loc: gitfs.GitLocation, counts: Mapping[str | None, int]) -> int:
+    """Live memories scoped to a branch this repository no longer has."""
+    local = gitfs.local_branches(loc)
+    return sum(
+        n for branch, n in counts.items()
+        if branch is not None and branch not in local and not gitfs.branch_exists(loc, branch)
+    )
+
+
+def _plural(n: int) -> str:
+    return f"{n} memory" if n == 1 else f"{n} memories"
+
+
+def summary_line(store: str, branch: str | None, counts: Mapping[str | None, int], orphans: int) -> str | None:
+    total = sum(counts.values())
+    if total == 0:
+        return None
+    parts = [f"thatch: {printable(store)}", _plural(total)]
+    if branch and counts.get(branch):
+        parts.append(f"{counts[branch]} on {printable(branch)}")
+    if orphans:
+        parts.append(f"{orphans} orphaned (thatch hygiene)")
+    return " · ".join(parts)
+
+
+def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | None, bool]:
+    """(new state, line to show or None, entered another repository)."""
+    loc = gitfs.locate(cwd)
+    store, overridden = store_for(env, cwd)
+    branch = gitfs.head_branch(loc) if loc is not None else None
+    name = printable(store)  # the state travels as one line; tabs become spaces
+    state = name + SEP + (branch or "")
+    prev_store = prev.split(SEP, 1)[0] if prev else None
+    if loc is not None and branch is None and prev_store == name:
+        # A detached HEAD (rebase, bisect) keeps the branch it left as the
+        # state, so neither leaving nor returning to it prints anything.
+        state = prev
+    if state == prev:
+        return state, None, False
+    entered = loc is not None and name != prev_store
+    conn = open_readonly(env)
+    if conn is None:
+        return state, None, entered
+    try:
+        counts = branch_counts(conn, store)
+    except sqlite3.Error:
+        return state, None, entered
+    finally:
+        conn.close()
+    orphans = 0
+    # Another store's branches say nothing about this repository's.
+    if loc is not None and counts and (not overridden or store == detected_store(env, cwd)):
+        orphans = orphaned(loc, counts)
+    return state, summary_line(store, branch, counts, orphans), entered
+
+
+def _warm(env: Mapping[str, str]) -> None:
+    """Let the search daemon start loading while the user looks around. Our
+    output is already written: point stdout/stderr at /dev/null so a spawned
+    daemon cannot hold the shell's command substitution open."""
+    try:
+        try:
+            from ..daemon.warm import maybe_warm
+        except ImportError:
+            return
+        sys.stdout.flush()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        maybe_warm(env)
+    except Exception:
+        pass
+
+
+def _parse(argv: list[str]) -> str | None:
+    if not argv or argv[0] != "prompt":
+        return None
+    prev = ""
+    rest = argv[1:]
+    while rest:
+        token = rest.pop(0)
+        if token == "--prev" and rest:
+            prev = rest.pop(0)
+        elif token.startswith("--prev="):
+            prev = token[len("--prev="):]
+        else:
+            return None
+    return prev
+
+
+def main(argv: list[str]) -> int:
+    prev = _parse(argv)
+    if prev is None:
+        sys.stderr.write("usage: thatch _hook prompt [--prev STATE]\n")
+        return 2
+    env = os.environ
+    try:
+        state, line, entered = summarize(env, Path.cwd(), prev)
+    except Exception:
+        if env.get("THATCH_DEBUG"):
+            raise
+        return 0
+    text = state + "\n" + (line + "\n" if line else "")
+    try:
+        try:
+            sys.stdout.write(text)
+        except UnicodeError:  # a terminal that is not UTF-8
+            sys.stdout.write(text.encode("ascii", "replace").decode("ascii"))
+        sys.stdout.flush()
+    except OSError:
+        return 0
+    if entered:
+        _warm(env)
+    return 0

@@ -1,0 +1,108 @@
+"""`thatch init`: the prompt hook a shell evaluates at startup.
+
+The scripts are data files (templates/shell/*.sh) with the absolute path of
+the thatch executable substituted, so the hook never depends on PATH and
+never looks thatch up per prompt. What they do at each prompt is documented
+in the templates themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from importlib import resources
+from typing import Mapping
+
+from .context import Context
+from .errors import InvalidInput, ThatchError
+from .output import Output
+
+SHELLS = ("bash", "zsh", "fish")
+
+# (startup file, line to add, line that removes the hook from a running shell)
+SETUP: dict[str, tuple[str, str, str]] = {
+    "bash": ("~/.bashrc", 'eval "$(thatch init bash)"', 'eval "$(thatch init --deactivate bash)"'),
+    "zsh": ("~/.zshrc", 'eval "$(thatch init zsh)"', 'eval "$(thatch init --deactivate zsh)"'),
+    "fish": ("~/.config/fish/config.fish", "thatch init fish | source", "thatch init --deactivate fish | source"),
+}
+
+PLACEHOLDER = "@THATCH@"
+
+
+def sh_quote(value: str) -> str:
+    """One word for POSIX sh, bash and zsh, whatever `value` contains."""
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def fish_quote(value: str) -> str:
+    # Inside fish single quotes only backslash and the quote itself are special.
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def quote(shell: str, value: str) -> str:
+    return fish_quote(value) if shell == "fish" else sh_quote(value)
+
+
+def template(relative: str) -> str:
+    """Text of templates/<relative>, from the installed package."""
+    return resources.files("thatch_cli").joinpath("templates", *relative.split("/")).read_text(encoding="utf-8")
+
+
+def render(shell: str, executable: str, *, deactivate: bool = False) -> str:
+    if shell not in SHELLS:
+        raise InvalidInput(f"unsupported shell {shell!r}; choose one of {', '.join(SHELLS)}")
+    name = f"{shell}.deactivate.sh" if deactivate else f"{shell}.sh"
+    return template(f"shell/{name}").replace(PLACEHOLDER, quote(shell, executable))
+
+
+def resolve_executable(argv0: str, env: Mapping[str, str]) -> str:
+    """Absolute path of the `thatch` program that is running, for embedding
+    in hook scripts. Under `python -m thatch_cli` argv[0] is a source file,
+    so PATH is asked instead."""
+    base = os.path.basename(argv0 or "")
+    if base.startswith("thatch") and not base.endswith(".py"):
+        candidate = argv0 if os.path.dirname(argv0) else shutil.which(argv0, path=env.get("PATH"))
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    found = shutil.which("thatch", path=env.get("PATH"))
+    if found:
+        return os.path.abspath(found)
+    raise ThatchError("cannot find the thatch executable: install thatch so that `thatch` runs from your shell")
+
+
+def detect_shell(env: Mapping[str, str]) -> str:
+    """The shell this command was started from (shellingham walks the process
+    tree); $SHELL only when that finds nothing."""
+    detected = None
+    try:
+        import shellingham
+
+        detected = shellingham.detect_shell()[0]
+    except Exception:  # ShellDetectionFailure, or a platform it cannot read
+        detected = None
+    source = "detected"
+    if not detected:
+        detected, source = os.path.basename(env.get("SHELL") or ""), "$SHELL"
+    name = detected.lower().lstrip("-")
+    if name.endswith(".exe"):
+        name = name[: -len(".exe")]
+    if name not in SHELLS:
+        shown = name or "none"
+        raise InvalidInput(f"unsupported shell ({source}: {shown}); name one: thatch init {'|'.join(SHELLS)}")
+    return name
+
+
+def init(ctx: Context, out: Output, *, shell: str | None, deactivate: bool, as_json: bool) -> None:
+    import sys
+
+    name = shell.lower() if shell else detect_shell(ctx.env)
+    if name not in SHELLS:
+        raise InvalidInput(f"unsupported shell {shell!r}; choose one of {', '.join(SHELLS)}")
+    executable = resolve_executable(sys.argv[0] if sys.argv else "", ctx.env)
+    script = render(name, executable, deactivate=deactivate)
+    if out.json_mode:
+        rc_file, line, off = SETUP[name]
+        out.json({"shell": name, "executable": executable, "deactivate": deactivate,
+                  "rc_file": rc_file, "rc_line": line, "deactivate_line": off, "script": script})
+    else:
+        out.stdout.write(script)
