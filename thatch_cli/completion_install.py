@@ -1,8 +1,8 @@
 """Installing the generated shell completion scripts where each shell looks.
 
-The scripts ship in thatch_cli/templates/completions/, written by
-`python -m thatch_cli.gen completions` (the same text as completions/ at the
-top of the repository), so what is installed is exactly what was generated.
+The script is rendered by the same generator that writes completions/ in
+the repository, from the CLI definitions exported in cli_spec.json, so what
+is installed is exactly what was generated.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from typing import Mapping
 from .errors import InvalidInput, ThatchError
 
 SHELLS = ("bash", "zsh", "fish")
-SCRIPT_NAMES = {"bash": "thatch.bash", "zsh": "_thatch", "fish": "thatch.fish"}
-TEMPLATE_DIR = Path(__file__).resolve().parent / "templates" / "completions"
 
 
 @dataclass
@@ -36,25 +34,20 @@ def check_shell(shell: str) -> str:
 
 
 def script(shell: str) -> str:
-    path = TEMPLATE_DIR / SCRIPT_NAMES[check_shell(shell)]
+    from .fastpath import load_spec
+    from .gen.completions import RENDERERS, tree
+
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ThatchError(f"completion script missing from the installation: {path}") from exc
+        definitions = load_spec()
+    except (OSError, ValueError) as exc:
+        raise ThatchError(f"CLI definitions missing from the installation: {exc}") from exc
+    return RENDERERS[check_shell(shell)](tree(definitions))
 
 
 def detect_shell(env: Mapping[str, str]) -> str:
-    """The shell thatch runs under (shellingham), else $SHELL's name."""
-    try:
-        import shellingham
+    from .shellinit import detect_shell as detect
 
-        name = shellingham.detect_shell()[0]
-    except Exception:
-        name = os.path.basename(env.get("SHELL") or "")
-    if name in SHELLS:
-        return name
-    raise InvalidInput(f"cannot tell which shell to install for (found {name or 'none'});"
-                       f" name one: {', '.join(SHELLS)}")
+    return detect(env)
 
 
 def _home(env: Mapping[str, str]) -> Path:

@@ -88,7 +88,7 @@ def detect_shell(env: Mapping[str, str]) -> str:
         name = name[: -len(".exe")]
     if name not in SHELLS:
         shown = name or "none"
-        raise InvalidInput(f"unsupported shell ({source}: {shown}); name one: thatch init {'|'.join(SHELLS)}")
+        raise InvalidInput(f"unsupported shell ({source}: {shown}); name one of: {', '.join(SHELLS)}")
     return name
 
 

@@ -5,9 +5,9 @@ lists, so completing them starts no process. Labels, store names and branch
 names come from the database through `thatch _complete KIND [--store S]`
 (thatch_cli/hot/complete.py), one value per line.
 
-Each script is written twice with identical text: completions/ at the top of
-the repository (for packagers) and thatch_cli/templates/completions/ (what
-`thatch completion install` and `thatch completion show` use).
+The scripts are written to completions/ at the top of the repository (for
+packagers); `thatch completion install|show` renders the same text at run
+time from thatch_cli/cli_spec.json, the definitions exported as data.
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cli_model
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE_DIR = Path(__file__).resolve().parents[1] / "templates" / "completions"
 REPO_DIR = ROOT / "completions"
 FILES = {"bash": "thatch.bash", "zsh": "_thatch", "fish": "thatch.fish"}
 SHELL_CHOICES = ("bash", "zsh", "fish")
@@ -105,10 +103,16 @@ def _metavar(param: dict) -> str:
     return param["name"].strip("_").upper()
 
 
-def tree() -> Node:
+def tree(definitions: dict | None = None) -> Node:
+    """The command tree from CLI definitions: the Typer app by default, or the
+    same data as exported in cli_spec.json (what an installed thatch has)."""
+    if definitions is None:
+        from . import cli_model
+
+        definitions = {"commands": cli_model.commands(), "groups": cli_model.groups()}
     root = Node("", "A local, git-aware memory store for coding agents.", [HELP_OPTION, VERSION_OPTION])
-    groups = cli_model.groups()
-    for path, spec in sorted(cli_model.commands().items()):
+    groups = definitions["groups"]
+    for path, spec in sorted(definitions["commands"].items()):
         words = path.split()
         if spec.get("hidden") or any(w.startswith("_") for w in words):
             continue
@@ -558,18 +562,14 @@ def fish(root: Node) -> str:
 RENDERERS = {"bash": bash, "zsh": zsh, "fish": fish}
 
 
-def render_all() -> dict[str, str]:
-    root = tree()
+def render_all(definitions: dict | None = None) -> dict[str, str]:
+    root = tree(definitions)
     return {shell: RENDERERS[shell](root) for shell in SHELL_CHOICES}
 
 
 def outputs() -> dict[Path, str]:
     """Every file this generator owns, with the text it should hold."""
-    found = {}
-    for shell, text in render_all().items():
-        for folder in (REPO_DIR, PACKAGE_DIR):
-            found[folder / FILES[shell]] = text
-    return found
+    return {REPO_DIR / FILES[shell]: text for shell, text in render_all().items()}
 
 
 def write() -> list[Path]:
