@@ -2,14 +2,17 @@
 
 `search` records nothing; `recall` stamps recall telemetry on what it
 returns, the signal hygiene reads to find stale memories.
+
+Ranking goes through ctx.engine(): the warm daemon (embeds the query and
+searches its cached matrix) or this process; both run search.semantic, so
+results are identical. This module must not import numpy: a warm
+`thatch recall` is python start-up, SQLite, one socket round trip and
+rendering.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .context import Context
-from .embeddings import model_space
 from .errors import InvalidInput, ModelUnavailable
 from .models import Hit, Memory
 from .scope import search_stores
@@ -17,21 +20,32 @@ from .scope import search_stores
 MAX_LIMIT = 1000
 
 
-@dataclass
+# Plain classes rather than dataclasses: a dataclass compiles its methods
+# when this module is imported, on every `thatch recall`.
+
+
 class Result:
-    memory: Memory
-    score: float
-    match: str
+    __slots__ = ("memory", "score", "match")
+
+    def __init__(self, memory: Memory, score: float, match: str) -> None:
+        self.memory, self.score, self.match = memory, score, match
+
+    def __repr__(self) -> str:
+        return f"Result({self.memory.store}/{self.memory.slug}, score={self.score!r}, match={self.match!r})"
 
 
-@dataclass
 class RecallOutcome:
-    query: str
-    stores: list[str]
-    branch: str | None
-    mode: str  # "semantic" or "lexical"
-    results: list[Result] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
+    __slots__ = ("query", "stores", "branch", "mode", "results", "notices")
+
+    def __init__(self, query: str, stores: list[str], branch: str | None, mode: str,  # mode: semantic/lexical
+                 results: list[Result] | None = None, notices: list[str] | None = None) -> None:
+        self.query, self.stores, self.branch, self.mode = query, stores, branch, mode
+        self.results = results if results is not None else []
+        self.notices = notices if notices is not None else []
+
+    def __repr__(self) -> str:
+        return (f"RecallOutcome(query={self.query!r}, stores={self.stores!r}, branch={self.branch!r},"
+                f" mode={self.mode!r}, results={self.results!r}, notices={self.notices!r})")
 
 
 def search(
@@ -64,34 +78,21 @@ def search(
 
 
 def _semantic(ctx: Context, outcome: RecallOutcome, limit: int, include_archived: bool) -> list[Hit]:
-    from .search import db_loader, semantic
-
-    embedder = ctx.embedder()
-    vector = embedder.embed_query(outcome.query)
-    space, dim = model_space(embedder.name) or "", int(vector.shape[-1])
-    unranked = _unranked(ctx, outcome.stores, space, dim)
-    if unranked:
-        outcome.notices.append(
-            f"{unranked} memor{'y has' if unranked == 1 else 'ies have'} no vector from {embedder.name};"
-            " run 'thatch reindex' to include them"
-        )
-    return semantic(
-        db_loader(ctx.db()),
+    answer = ctx.engine().search(
         outcome.stores,
-        vector,
-        space=space,
+        query=outcome.query,
         branch=outcome.branch,
         include_archived=include_archived,
         limit=limit,
+        inventory=True,
     )
-
-
-def _unranked(ctx: Context, stores: list[str], space: str, dim: int) -> int:
-    return sum(
-        count
-        for model, length, count in ctx.db().vector_inventory(stores)
-        if length != 4 * dim or model_space(model) != space
-    )
+    if answer.unranked:
+        unranked = answer.unranked
+        outcome.notices.append(
+            f"{unranked} memor{'y has' if unranked == 1 else 'ies have'} no vector from {answer.model};"
+            " run 'thatch reindex' to include them"
+        )
+    return answer.hits
 
 
 def recall(ctx: Context, query: str, **options) -> RecallOutcome:

@@ -1,4 +1,7 @@
-"""Re-embedding memories whose vector is missing or from another model."""
+"""Re-embedding memories whose vector is missing or from another model.
+
+Vectors come from ctx.engine() (the warm daemon when available), in
+batches, one transaction per batch."""
 
 from __future__ import annotations
 
@@ -6,10 +9,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .context import Context
-from .embeddings import model_space
 from .scope import check_store_name
 
-BATCH = 64
+BATCH = 256
 
 
 @dataclass
@@ -28,25 +30,25 @@ def reindex(
 ) -> ReindexOutcome:
     """Embed every row that the current model cannot rank. Raises
     ModelUnavailable (changing nothing) when the model does not load."""
-    from .vectors import to_blob
+    from .embeddings import model_space
 
-    embedder = ctx.embedder()
+    engine = ctx.engine()
     db = ctx.db()
     stores = [check_store_name(store)] if store else None
-    probe = embedder.embed_query("dimension probe")
-    space, dim = model_space(embedder.name), int(probe.shape[-1])
+    name, dim = engine.model_info()
+    space = model_space(name)
     rows = db.rows_for_reindex(stores)
     todo = [(s, slug, content) for s, slug, content, model, length in rows
             if length != 4 * dim or model_space(model) != space]
-    outcome = ReindexOutcome(model=embedder.name, checked=len(rows))
+    outcome = ReindexOutcome(model=name, checked=len(rows))
     if progress:
         progress(0, len(todo))
     for start in range(0, len(todo), BATCH):
         batch = todo[start : start + BATCH]
-        vectors = embedder.embed_passages([content for _, _, content in batch])
+        embedded = engine.embed_passages([content for _, _, content in batch])
         with db.transaction():
-            for (s, slug, content), vector in zip(batch, vectors):
-                if db.set_vector(s, slug, content, to_blob(vector), embedder.name):
+            for (s, slug, content), blob in zip(batch, embedded.blobs):
+                if db.set_vector(s, slug, content, blob, embedded.model):
                     outcome.embedded += 1
                 else:
                     outcome.changed_meanwhile += 1

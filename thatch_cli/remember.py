@@ -1,11 +1,16 @@
-"""Saving a memory: validate, embed (or degrade), write, warn about near-duplicates."""
+"""Saving a memory: validate, embed (or degrade), write, warn about near-duplicates.
+
+One engine call (the daemon, or this process) embeds the text and finds the
+near-duplicates already in the store; the write then happens here, so a
+daemon that fails mid-way never costs the memory: the engine falls back to
+embedding in-process, and an unloadable model saves without a vector.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from .context import Context
-from .embeddings import model_space
 from .errors import InvalidInput, ModelUnavailable
 from .models import Memory
 from .scope import target_store
@@ -97,25 +102,52 @@ def remember(
     # checks again inside its transaction.
     db.check_writable(store_name, memory.slug, overwrite=overwrite, archived=archived)
     notice = None
-    vector = None
+    similar: list = []
     try:
-        embedder = ctx.embedder()
-        vector = embedder.embed_passages([text])[0]
-        from .vectors import to_blob
-
-        memory.embedding, memory.model = to_blob(vector), embedder.name
+        answer = find_similar(ctx, memory, text)
+        memory.embedding, memory.model = answer.vector, answer.model
+        similar = answer.hits
     except ModelUnavailable as exc:
         notice = f"saved without a vector ({exc.message}); run 'thatch reindex' once the model loads"
+    engine = ctx.engine()
+    hint = engine.wants_save_hints
+    before = db.store_version(store_name) if hint else 0
     replaced = db.save(memory, overwrite=overwrite, archived=archived)
+    if hint:
+        # One save bumps the store version once per row it inserts or
+        # deletes; any other difference means someone else wrote meanwhile,
+        # and the daemon must reload instead of patching.
+        after = db.store_version(store_name)
+        if after - before == (2 if replaced is not None else 1):
+            engine.saved(memory, before, after, replaced is not None)
     outcome = SaveOutcome(memory=memory, replaced=replaced, notice=notice)
-    if vector is not None:
-        outcome.similar = near_duplicates(ctx, memory, vector)
+    if similar:
+        found = db.get_many(h.key for h in similar)
+        outcome.similar = [(found[h.key], h.score) for h in similar if h.key in found]
     return outcome
 
 
+def find_similar(ctx: Context, memory: Memory, text: str):
+    """Embed `text` and find up to three live memories of the same store
+    (any branch, never the one being replaced) it nearly repeats. Computed
+    before the write, which changes nothing: the memory itself is excluded.
+    A warning only: it never blocks the save."""
+    return ctx.engine().search(
+        [memory.store],
+        passage=text,
+        branch=None,
+        include_archived=False,
+        limit=MAX_DUPLICATE_WARNINGS,
+        exclude={memory.key},
+        min_score=DUPLICATE_THRESHOLD,
+        any_branch=True,
+    )
+
+
 def near_duplicates(ctx: Context, memory: Memory, vector) -> list[tuple[Memory, float]]:
-    """Up to three live memories of the same store this one nearly repeats.
-    A warning only: the save has already happened."""
+    """In-process form of the near-duplicate check for a vector already at
+    hand (kept for library callers; remember itself uses find_similar)."""
+    from .embeddings import model_space
     from .search import db_loader, semantic
 
     db = ctx.db()
@@ -132,4 +164,4 @@ def near_duplicates(ctx: Context, memory: Memory, vector) -> list[tuple[Memory, 
         any_branch=True,
     )
     found = db.get_many(h.key for h in hits)
-    return [(found[(h.store, h.slug)], h.score) for h in hits if (h.store, h.slug) in found]
+    return [(found[h.key], h.score) for h in hits if h.key in found]

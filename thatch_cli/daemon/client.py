@@ -1,0 +1,325 @@
+"""Talking to the daemon: connect, start it when absent, replace it when it
+serves another model or thatch version. Imports no numpy: `thatch recall`
+runs this in a fresh process on every call.
+
+Starting (under spawn.lock, so racing commands start one daemon):
+  connect again (someone may have just started it); if a daemon spawned
+  moments ago is still starting, wait for it; otherwise spawn one and wait
+  until its socket accepts. The first request then waits while the daemon
+  loads the model. That is the faster choice for the first call too: the
+  daemon needs the same ~6 s load as an in-process embed, both compete for
+  the same two cores, and waiting leaves a warm daemon behind.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Mapping
+
+# The C module: `import socket` costs ~2 ms more (enum conversions,
+# selectors), on every `thatch recall`.
+import _socket
+
+from . import protocol, runtime
+
+CONNECT_TIMEOUT = 5.0
+REQUEST_TIMEOUT = 120.0  # the first request waits for the model to load
+START_TIMEOUT = 20.0  # from spawn to an accepting socket (python start + imports)
+SPAWN_LOCK_WAIT = 30.0
+
+
+class Unreachable(Exception):
+    """The daemon cannot serve this command (disabled, unsafe, failed to
+    start, went away): the caller embeds in-process."""
+
+
+class NotRunning(Unreachable):
+    """No daemon is running and we were told not to start one."""
+
+
+class RemoteError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Client:
+    def __init__(self, env: Mapping[str, str], *, autostart: bool = True) -> None:
+        self.env = env
+        self.autostart = autostart
+        self.identity = runtime.identity(env)
+        self.spawned: int | None = None  # pid of a daemon this client started
+        self._sock: _socket.socket | None = None
+        self._rundir: str | None = None
+
+    # -- requests ------------------------------------------------------------------
+
+    def call(self, op: str, payload: bytes = b"", **fields: Any) -> tuple[dict, bytes]:
+        """Send one request and return (header, payload) of a successful
+        answer. Raises Unreachable, NotRunning, or RemoteError for an error
+        the daemon reported (model_unavailable, database, bad_request)."""
+        header = {"op": op, **self.identity, **fields}
+        problem = "no answer"
+        for _attempt in range(3):
+            sock = self._connection()
+            try:
+                protocol.send(sock, header, payload)
+                reply, data = protocol.receive(sock)
+            except TimeoutError:
+                self.close()
+                raise Unreachable(f"no answer within {REQUEST_TIMEOUT:g}s") from None
+            except (OSError, protocol.ProtocolError) as exc:
+                # Crashed, or exited idle just as we connected: start afresh.
+                problem = f"daemon went away ({exc})"
+                self.close()
+                continue
+            if reply.get("ok"):
+                return reply, data
+            code, message = str(reply.get("error")), str(reply.get("message"))
+            if code == "mismatch":
+                problem = message
+                self.close()
+                if not self.autostart:
+                    raise NotRunning(message)
+                self._replace()
+                continue
+            raise RemoteError(code, message)
+        raise Unreachable(problem)
+
+    def notify(self, op: str, payload: bytes = b"", **fields: Any) -> None:
+        """Send a request on the open connection without waiting for the
+        answer (used for cache hints). Never raises, never starts a daemon."""
+        if self._sock is None:
+            return
+        try:
+            protocol.send(self._sock, {"op": op, **self.identity, **fields}, payload)
+        except OSError:
+            pass
+        self.close()
+
+    def close(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            except OSError:
+                pass
+            self._sock = None
+
+    # -- connecting and starting -----------------------------------------------------
+
+    def rundir(self) -> str:
+        if self._rundir is None:
+            if runtime.disabled(self.env):
+                raise Unreachable("disabled by THATCH_DAEMON=0")
+            try:
+                self._rundir = runtime.ensure_dir(self.env)
+            except runtime.UnsafeRuntime as exc:
+                raise Unreachable(str(exc)) from None
+            except OSError as exc:
+                raise Unreachable(f"runtime directory unusable: {exc.strerror or exc}") from None
+        return self._rundir
+
+    def _connection(self) -> _socket.socket:
+        if self._sock is not None:
+            return self._sock
+        rundir = self.rundir()
+        sock = self._try_connect(rundir)
+        if sock is None:
+            if not self.autostart:
+                raise NotRunning("the daemon is not running")
+            sock = self._start(rundir)
+        sock.settimeout(REQUEST_TIMEOUT)
+        self._sock = sock
+        return sock
+
+    def _try_connect(self, rundir: str) -> _socket.socket | None:
+        """A connected socket, or None when no daemon listens there."""
+        path = os.path.join(rundir, runtime.SOCKET)
+        try:
+            runtime.check_socket(path)
+        except FileNotFoundError:
+            return None
+        except runtime.UnsafeRuntime as exc:
+            raise Unreachable(str(exc)) from None
+        except OSError as exc:
+            raise Unreachable(f"cannot inspect {path}: {exc.strerror or exc}") from None
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        sock.settimeout(CONNECT_TIMEOUT)
+        try:
+            sock.connect(path)
+        except OSError:  # refused: a stale socket from a dead daemon
+            sock.close()
+            return None
+        return sock
+
+    def _spawn_lock(self, rundir: str) -> int:
+        fd = runtime.open_lock(os.path.join(rundir, runtime.SPAWN_LOCK))
+        deadline = time.monotonic() + SPAWN_LOCK_WAIT
+        while not runtime.try_flock(fd):
+            if time.monotonic() > deadline:
+                os.close(fd)
+                raise Unreachable("another command has been starting the daemon for too long")
+            time.sleep(0.01)
+        return fd
+
+    def _start(self, rundir: str) -> _socket.socket:
+        fd = self._spawn_lock(rundir)
+        try:
+            sock = self._try_connect(rundir)
+            if sock is not None:
+                return sock
+            pid = _read_spawned(fd)
+            if pid is not None and runtime.pid_alive(pid) and _is_daemon(pid):
+                # Started moments ago (by the prompt hook, say): wait for it.
+                try:
+                    return self._wait_for_socket(rundir, pid, ours=False)
+                except Unreachable:
+                    pass
+            try:
+                pid = runtime.spawn(self.env, rundir)
+            except OSError as exc:
+                raise Unreachable(f"cannot start the daemon: {exc.strerror or exc}") from None
+            except (NotImplementedError, ValueError) as exc:  # no posix_spawn setsid here
+                raise Unreachable(f"cannot start the daemon: {exc}") from None
+            _write_spawned(fd, pid)
+            self.spawned = pid
+            return self._wait_for_socket(rundir, pid, ours=True)
+        finally:
+            os.close(fd)
+
+    def _wait_for_socket(self, rundir: str, pid: int, ours: bool) -> _socket.socket:
+        deadline = time.monotonic() + (START_TIMEOUT if ours else START_TIMEOUT / 2)
+        delay = 0.005
+        while True:
+            sock = self._try_connect(rundir)
+            if sock is not None:
+                return sock
+            if ours:
+                try:
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    done, status = pid, 0
+                alive = done == 0
+            else:
+                alive = runtime.pid_alive(pid)
+            if not alive:
+                sock = self._try_connect(rundir)  # it may have bowed out to a daemon like us
+                if sock is not None:
+                    return sock
+                raise Unreachable(f"the daemon exited during start-up (see {os.path.join(rundir, runtime.LOG)})")
+            if time.monotonic() > deadline:
+                raise Unreachable(f"the daemon did not start within {START_TIMEOUT:g}s")
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.05)
+
+    def _replace(self) -> None:
+        """Stop a daemon serving another model or version and start ours."""
+        rundir = self.rundir()
+        fd = self._spawn_lock(rundir)
+        try:
+            sock = self._try_connect(rundir)
+            if sock is not None:
+                try:
+                    protocol.send(sock, {"op": "shutdown", "unless": self.identity,
+                                         "reason": f"replaced by {self.identity}"})
+                    protocol.receive(sock)
+                except (OSError, protocol.ProtocolError):
+                    pass
+                finally:
+                    sock.close()
+        finally:
+            os.close(fd)
+
+    # -- management ----------------------------------------------------------------
+
+    def status(self) -> dict | None:
+        """The daemon's status, or None when none runs (never starts one)."""
+        try:
+            rundir = runtime.ensure_dir(self.env)
+        except (OSError, runtime.UnsafeRuntime) as exc:
+            raise Unreachable(str(exc)) from None
+        sock = self._try_connect(rundir)
+        if sock is None:
+            return None
+        try:
+            sock.settimeout(CONNECT_TIMEOUT)
+            protocol.send(sock, {"op": "status"})
+            return protocol.receive(sock)[0]
+        except (OSError, protocol.ProtocolError):
+            return None
+        finally:
+            sock.close()
+
+    def stop(self, timeout: float = 15.0) -> dict | None:
+        """Ask the daemon to stop and wait until it has released its lock;
+        SIGTERM (then SIGKILL) a daemon that does not answer. Returns what
+        was stopped ({pid, ...}) or None when nothing ran."""
+        try:
+            rundir = runtime.ensure_dir(self.env)
+        except (OSError, runtime.UnsafeRuntime) as exc:
+            raise Unreachable(str(exc)) from None
+        info = runtime.read_pidfile(rundir)
+        answer = None
+        sock = self._try_connect(rundir)
+        if sock is not None:
+            try:
+                sock.settimeout(CONNECT_TIMEOUT)
+                protocol.send(sock, {"op": "shutdown", "reason": "thatch daemon stop"})
+                answer = protocol.receive(sock)[0]
+            except (OSError, protocol.ProtocolError):
+                answer = None
+            finally:
+                sock.close()
+        if not runtime.lock_held(rundir):
+            return {"pid": answer.get("pid") if answer else None} if answer else None
+        pid = (answer or {}).get("pid") or (info or {}).get("pid")
+        deadline = time.monotonic() + timeout
+        signalled = answer is not None
+        while runtime.lock_held(rundir):
+            if time.monotonic() > deadline:
+                if pid and _is_daemon(pid):
+                    _kill(pid, 9)
+                time.sleep(0.2)
+                if runtime.lock_held(rundir):
+                    raise Unreachable(f"the daemon (pid {pid}) did not stop")
+                break
+            if not signalled and pid and _is_daemon(pid):
+                _kill(pid, 15)
+                signalled = True
+            time.sleep(0.02)
+        return {"pid": pid}
+
+
+def _read_spawned(fd: int) -> int | None:
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 64).decode("ascii", "replace").strip()
+        return int(text) if text else None
+    except (OSError, ValueError):
+        return None
+
+
+def _write_spawned(fd: int, pid: int) -> None:
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{pid}\n".encode("ascii"), 0)
+    except OSError:
+        pass
+
+
+def _is_daemon(pid: int) -> bool:
+    """Whether pid is a thatch daemon process (never signal a reused pid)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"thatch_cli.daemon" in fh.read()
+    except OSError:
+        return False
+
+
+def _kill(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except OSError:
+        pass

@@ -1,0 +1,228 @@
+"""The daemon's runtime files and who may use them. Standard library only
+(os, stat, fcntl): the prompt hook imports this on every directory change.
+
+Layout of the runtime directory ($XDG_RUNTIME_DIR/thatch, else a per-user
+temp dir), which must be a real directory owned by us with mode 0700:
+
+    daemon.sock   the Unix socket (0600), bound by the live daemon
+    daemon.lock   flock'd exclusively by the live daemon for its whole life:
+                  "is a daemon alive?" is "is this lock held?", and the
+                  kernel drops it when the daemon dies, however it dies
+    daemon.pid    pid, thatch version and model of the live daemon
+    spawn.lock    flock'd by whoever is starting a daemon, so racing
+                  commands start one process; holds the spawned pid
+    daemon.log    the daemon's stdout/stderr
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~2 ms
+if TYPE_CHECKING:
+    from typing import Mapping
+
+from .. import __version__
+
+# Must equal embeddings.DEFAULT_MODEL (a test checks); duplicated so the
+# prompt hook need not import the embeddings module.
+DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
+DEFAULT_IDLE_SECONDS = 600.0
+
+SOCKET = "daemon.sock"
+LOCK = "daemon.lock"
+PIDFILE = "daemon.pid"
+SPAWN_LOCK = "spawn.lock"
+LOG = "daemon.log"
+
+
+class UnsafeRuntime(Exception):
+    """The runtime directory or socket is not ours alone: never use it."""
+
+
+def disabled(env: Mapping[str, str]) -> bool:
+    return (env.get("THATCH_DAEMON") or "").strip().lower() in ("0", "off", "false", "no")
+
+
+def idle_seconds(env: Mapping[str, str]) -> float:
+    try:
+        value = float(env.get("THATCH_DAEMON_IDLE") or DEFAULT_IDLE_SECONDS)
+    except ValueError:
+        return DEFAULT_IDLE_SECONDS
+    return value if value > 0 else DEFAULT_IDLE_SECONDS
+
+
+def runtime_dir(env: Mapping[str, str]) -> str:
+    """Same answer as paths.runtime_dir, without importing tempfile when
+    XDG_RUNTIME_DIR is set (the common case on a desktop)."""
+    xdg = env.get("XDG_RUNTIME_DIR")
+    if xdg:
+        return os.path.join(xdg, "thatch")
+    from ..paths import runtime_dir as from_paths
+
+    return str(from_paths(env))
+
+
+def check_dir(path: str) -> None:
+    """Raise UnsafeRuntime unless `path` is a directory (not a symlink) owned
+    by us. A mode looser than 0700 on our own directory is tightened."""
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafeRuntime(f"{path} is not a directory")
+    if st.st_uid != os.geteuid():
+        raise UnsafeRuntime(f"{path} is owned by uid {st.st_uid}, not {os.geteuid()}")
+    if stat.S_IMODE(st.st_mode) != 0o700:
+        os.chmod(path, 0o700)
+
+
+def ensure_dir(env: Mapping[str, str]) -> str:
+    """The runtime directory, created 0700 if missing and checked either way."""
+    path = runtime_dir(env)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+    check_dir(path)
+    return path
+
+
+def check_socket(path: str) -> None:
+    """Raise FileNotFoundError when absent, UnsafeRuntime when the file is
+    not a socket or not ours."""
+    st = os.lstat(path)
+    if not stat.S_ISSOCK(st.st_mode):
+        raise UnsafeRuntime(f"{path} is not a socket")
+    if st.st_uid != os.geteuid():
+        raise UnsafeRuntime(f"{path} is owned by uid {st.st_uid}, not {os.geteuid()}")
+
+
+def expected_model(env: Mapping[str, str]) -> str:
+    """The name the embedder built from `env` will report, computed without
+    loading it: a local folder is named by its resolved absolute path
+    (as SentenceTransformerEmbedder does), anything else as given."""
+    name = env.get("THATCH_MODEL") or DEFAULT_MODEL
+    if name.startswith("fake:"):
+        return name
+    path = os.path.expanduser(name)
+    if os.path.isdir(path):
+        return os.path.realpath(path)
+    return name
+
+
+def identity(env: Mapping[str, str]) -> dict[str, str]:
+    """What a daemon must match to serve a command run with `env`."""
+    return {"model": expected_model(env), "version": __version__}
+
+
+# -- locks -------------------------------------------------------------------
+
+
+def open_lock(path: str) -> int:
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+
+def try_flock(fd: int, exclusive: bool = True) -> bool:
+    import fcntl
+
+    try:
+        fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return False
+        raise
+    return True
+
+
+def lock_held(rundir: str) -> bool:
+    """Whether a live daemon holds daemon.lock. Probes with a shared lock that
+    is dropped at once (a starting daemon retries its exclusive one)."""
+    fd = open_lock(os.path.join(rundir, LOCK))
+    try:
+        return not try_flock(fd, exclusive=False)
+    finally:
+        os.close(fd)  # closing drops the probe lock
+
+
+# -- the pid file ------------------------------------------------------------
+
+
+def write_pidfile(rundir: str, model: str) -> None:
+    path = os.path.join(rundir, PIDFILE)
+    tmp = f"{path}.{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(f"{os.getpid()}\n{__version__}\n{model}\n")
+    os.replace(tmp, path)
+
+
+def read_pidfile(rundir: str) -> dict | None:
+    try:
+        with open(os.path.join(rundir, PIDFILE), encoding="utf-8") as fh:
+            pid, version, model = (fh.read().split("\n") + ["", "", ""])[:3]
+        return {"pid": int(pid), "version": version, "model": model}
+    except (OSError, ValueError):
+        return None
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not yet reaped by its parent) is not alive
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+# -- starting ----------------------------------------------------------------
+
+
+def spawn(env: Mapping[str, str], rundir: str, *args: str) -> int:
+    """Start `python -m thatch_cli.daemon serve` detached: its own session,
+    cwd /, stdin /dev/null, stdout and stderr appended to daemon.log, and
+    none of our other descriptors (a shell's command-substitution pipe must
+    not stay open). Uses posix_spawn, so no fork of this process and no
+    subprocess import. Returns the pid."""
+    child_env = dict(env)
+    child_env["THATCH_MODEL"] = expected_model(env)  # a relative folder must survive cwd=/
+    child_env.pop("THATCH_FASTPATH", None)
+    log = os.path.join(rundir, LOG)
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
+        (os.POSIX_SPAWN_DUP2, 1, 2),
+    ]
+    for fd in _inheritable_fds():
+        actions.append((os.POSIX_SPAWN_CLOSE, fd))
+    argv = [sys.executable, "-m", "thatch_cli.daemon", "serve", *args]
+    return os.posix_spawn(sys.executable, argv, child_env, file_actions=actions, setsid=True)
+
+
+def _inheritable_fds() -> list[int]:
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        fd = int(name)
+        if fd < 3:
+            continue
+        try:
+            if os.get_inheritable(fd):
+                found.append(fd)
+        except OSError:
+            pass  # the directory handle listdir used, now closed
+    return found

@@ -1,0 +1,88 @@
+"""Warming the daemon from the shell prompt hook, when the user enters a
+repository: by the time they ask something, the model is loaded.
+
+maybe_warm costs a handful of syscalls when the daemon is up (a lock probe,
+reading the pid file), never waits for anything, imports only the standard
+library's os/stat/fcntl, and never raises.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~2 ms
+if TYPE_CHECKING:
+    from typing import Mapping
+
+from .. import __version__
+from . import runtime
+
+FAILED = "model.failed"  # written by a daemon whose model would not load
+FAILED_BACKOFF = 600.0  # seconds the hook waits before trying that model again
+
+
+def maybe_warm(env: Mapping[str, str]) -> None:
+    """Start the daemon in the background unless it is running with the
+    right model and version, is being started, or is disabled."""
+    try:
+        _maybe_warm(env)
+    except (Exception, KeyboardInterrupt):
+        pass
+
+
+def _maybe_warm(env: Mapping[str, str]) -> None:
+    if runtime.disabled(env):
+        return
+    rundir = runtime.runtime_dir(env)
+    try:
+        runtime.check_dir(rundir)
+    except FileNotFoundError:
+        rundir = runtime.ensure_dir(env)
+    model = runtime.expected_model(env)
+    running = None
+    if runtime.lock_held(rundir):
+        running = runtime.read_pidfile(rundir)
+        if running is None or (running["model"] == model and running["version"] == __version__):
+            return  # serving us, or still starting
+    if _recently_failed(rundir, model):
+        return
+    fd = runtime.open_lock(os.path.join(rundir, runtime.SPAWN_LOCK))
+    try:
+        if not runtime.try_flock(fd):
+            return  # someone is starting one right now
+        spawned = _spawned_pid(fd)
+        if (spawned is not None and spawned != (running or {}).get("pid") and runtime.pid_alive(spawned)
+                and _is_daemon(spawned)):
+            return  # one we (or a command) started is still coming up
+        pid = runtime.spawn(env, rundir)  # replaces a daemon serving another model
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{pid}\n".encode("ascii"), 0)
+    finally:
+        os.close(fd)
+
+
+def _recently_failed(rundir: str, model: str) -> bool:
+    path = os.path.join(rundir, FAILED)
+    try:
+        if time.time() - os.stat(path).st_mtime > FAILED_BACKOFF:
+            return False
+        with open(path, encoding="utf-8") as fh:
+            return fh.readline().rstrip("\n") == model
+    except OSError:
+        return False
+
+
+def _spawned_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+        return int(text) if text else None
+    except (OSError, ValueError):
+        return None
+
+
+def _is_daemon(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"thatch_cli.daemon" in fh.read()
+    except OSError:
+        return False
