@@ -9,9 +9,11 @@ Builds a throwaway repository and database in a temp dir, then measures
    (budget 5 ms). A wrapper counts thatch starts to prove none happened;
 2. `thatch _hook prompt`, whole process, when the state changed (it prints
    the summary) and when it did not (budget 50 ms);
-3. `thatch _githook post-checkout`, whole process (budget 50 ms);
-4. `python -c pass`, for scale;
-5. `git switch` back and forth with the hooks installed and without.
+3. `thatch _githook post-checkout` and `_githook branch-deleted`, whole
+   process (budget 50 ms);
+4. the completion queries `thatch _complete labels|stores` (budget 50 ms);
+5. `python -c pass`, for scale;
+6. `git switch` back and forth with the hooks installed and without.
 
 Prints a Markdown table.
 """
@@ -90,7 +92,10 @@ def git(cwd: Path, *args: str, env: dict) -> None:
 
 
 def setup(tmp: Path) -> tuple[Path, dict]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "THATCH_"))}
+    # Bytecode as users have it: pip compiles installed packages, and an
+    # editable checkout compiles on first import unless told not to.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GIT_", "THATCH_")) and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(
         HOME=str(tmp), XDG_CACHE_HOME=str(tmp / "cache"), XDG_RUNTIME_DIR=str(tmp / "run"),
         THATCH_DB=str(tmp / "thatch.db"), THATCH_DAEMON="0",
@@ -142,6 +147,9 @@ def shell_cost(shell: str, repo: Path, env: dict, tmp: Path, runs: int) -> tuple
 
 
 def main() -> int:
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "thatch_cli"), quiet=1)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21, help="repetitions per measurement (default 21)")
     runs = max(parser.parse_args().runs, 1)
@@ -167,6 +175,10 @@ def main() -> int:
             "`thatch _hook prompt`, state changed (prints)": [THATCH, "_hook", "prompt"],
             "`thatch _hook prompt`, state unchanged": [THATCH, "_hook", "prompt", "--prev", state],
             "`thatch _githook post-checkout`": [THATCH, "_githook", "post-checkout", "0", "0", "1"],
+            "`thatch _githook branch-deleted` (branch still there)": [THATCH, "_githook", "branch-deleted",
+                                                                     "--", "feat/b1"],
+            "`thatch _complete labels`": [THATCH, "_complete", "labels"],
+            "`thatch _complete stores`": [THATCH, "_complete", "stores"],
         }
         python: list[float] = []
         samples: dict[str, list[float]] = {label: [] for label in cases}
