@@ -8,12 +8,12 @@ is installed is exactly what was generated.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
 from .errors import InvalidInput, ThatchError
+from .fileutil import replace_atomically
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -99,21 +99,9 @@ def install(shell: str, env: Mapping[str, str]) -> Installed:
         current = None
     if current == text:
         return Installed(shell, path, "unchanged", _notes(shell, path, env))
-    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-        tmp = None
+        replace_atomically(path, text, 0o644)
     except OSError as exc:
         raise ThatchError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
     return Installed(shell, path, "installed" if current is None else "updated", _notes(shell, path, env))

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .context import Context
 from .errors import Conflict, NotFound
 from .output import Output
+from .fileutil import replace_atomically
 from .shellinit import resolve_executable, sh_quote, template
 
 HOOK_NAMES = ("post-checkout", "reference-transaction")
@@ -164,20 +164,7 @@ def status(start: Path, executable: str | None = None) -> HooksResult:
 
 
 def _write_script(path: Path, text: str) -> None:
-    # A temp file and a rename: git running the hook meanwhile sees the old
-    # script or the new one, never half of one.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_atomically(path, text, 0o755)
 
 
 def install(start: Path, executable: str) -> HooksResult:

@@ -142,26 +142,3 @@ def find_similar(ctx: Context, memory: Memory, text: str):
         min_score=DUPLICATE_THRESHOLD,
         any_branch=True,
     )
-
-
-def near_duplicates(ctx: Context, memory: Memory, vector) -> list[tuple[Memory, float]]:
-    """In-process form of the near-duplicate check for a vector already at
-    hand (kept for library callers; remember itself uses find_similar)."""
-    from .embeddings import model_space
-    from .search import db_loader, semantic
-
-    db = ctx.db()
-    hits = semantic(
-        db_loader(db),
-        [memory.store],
-        vector,
-        space=model_space(memory.model) or "",
-        branch=None,
-        include_archived=False,
-        limit=MAX_DUPLICATE_WARNINGS,
-        exclude={memory.key},
-        min_score=DUPLICATE_THRESHOLD,
-        any_branch=True,
-    )
-    found = db.get_many(h.key for h in hits)
-    return [(found[h.key], h.score) for h in hits if h.key in found]

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from thatch_cli import gitfs
+from thatch_cli.fileutil import replace_atomically
 
 __all__ = [
     "parse_remote_url",
@@ -189,29 +190,12 @@ class IdentityCache:
         while len(entries) > self.MAX_ENTRIES:
             del entries[next(iter(entries))]
         payload = json.dumps({"version": self.VERSION, "entries": entries})
-        import tempfile  # misses only; keeps ~2 ms off the hit path
-
-        tmp = None
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            # Temp file in the same directory so os.replace is an atomic
-            # rename: concurrent readers see the old or the new file, never
-            # half of one. Last writer wins, which is fine for a cache.
-            fd, tmp = tempfile.mkstemp(
-                prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
-            )
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(payload)
-            os.replace(tmp, self.path)
-            tmp = None
+            # Last writer wins, which is fine for a cache.
+            replace_atomically(self.path, payload, 0o600)
         except OSError:
             pass
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
 
 
 def resolve_store(cwd: Path, cache_path: Path | None) -> str:

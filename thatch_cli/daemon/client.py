@@ -170,8 +170,8 @@ class Client:
             sock = self._try_connect(rundir)
             if sock is not None:
                 return sock
-            pid = _read_spawned(fd)
-            if pid is not None and runtime.pid_alive(pid) and _is_daemon(pid):
+            pid = runtime.read_spawned(fd)
+            if pid is not None and runtime.pid_alive(pid) and runtime.is_daemon(pid):
                 # Started moments ago (by the prompt hook, say): wait for it.
                 try:
                     return self._wait_for_socket(rundir, pid, ours=False)
@@ -183,7 +183,7 @@ class Client:
                 raise Unreachable(f"cannot start the daemon: {exc.strerror or exc}") from None
             except (NotImplementedError, ValueError) as exc:  # no posix_spawn setsid here
                 raise Unreachable(f"cannot start the daemon: {exc}") from None
-            _write_spawned(fd, pid)
+            runtime.write_spawned(fd, pid)
             self.spawned = pid
             return self._wait_for_socket(rundir, pid, ours=True)
         finally:
@@ -198,9 +198,9 @@ class Client:
                 return sock
             if ours:
                 try:
-                    done, status = os.waitpid(pid, os.WNOHANG)
+                    done = os.waitpid(pid, os.WNOHANG)[0]
                 except ChildProcessError:
-                    done, status = pid, 0
+                    done = pid
                 alive = done == 0
             else:
                 alive = runtime.pid_alive(pid)
@@ -279,43 +279,23 @@ class Client:
         signalled = answer is not None
         while runtime.lock_held(rundir):
             if time.monotonic() > deadline:
-                if pid and _is_daemon(pid):
+                if pid and runtime.is_daemon(pid):
                     _kill(pid, 9)
                 time.sleep(0.2)
                 if runtime.lock_held(rundir):
                     raise Unreachable(f"the daemon (pid {pid}) did not stop")
                 break
-            if not signalled and pid and _is_daemon(pid):
+            if not signalled and pid and runtime.is_daemon(pid):
                 _kill(pid, 15)
                 signalled = True
             time.sleep(0.02)
         return {"pid": pid}
 
 
-def _read_spawned(fd: int) -> int | None:
-    try:
-        os.lseek(fd, 0, os.SEEK_SET)
-        text = os.read(fd, 64).decode("ascii", "replace").strip()
-        return int(text) if text else None
-    except (OSError, ValueError):
-        return None
 
 
-def _write_spawned(fd: int, pid: int) -> None:
-    try:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{pid}\n".encode("ascii"), 0)
-    except OSError:
-        pass
 
 
-def _is_daemon(pid: int) -> bool:
-    """Whether pid is a thatch daemon process (never signal a reused pid)."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return b"thatch_cli.daemon" in fh.read()
-    except OSError:
-        return False
 
 
 def _kill(pid: int, signum: int) -> None:

@@ -226,3 +226,29 @@ def _inheritable_fds() -> list[int]:
         except OSError:
             pass  # the directory handle listdir used, now closed
     return found
+
+
+def read_spawned(fd: int) -> int | None:
+    """The pid last written into the spawn lock file (by whoever started a daemon)."""
+    try:
+        text = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+        return int(text) if text else None
+    except (OSError, ValueError):
+        return None
+
+
+def write_spawned(fd: int, pid: int) -> None:
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{pid}\n".encode("ascii"), 0)
+    except OSError:
+        pass
+
+
+def is_daemon(pid: int) -> bool:
+    """Whether pid is a thatch daemon process (never signal a reused pid)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"thatch_cli.daemon" in fh.read()
+    except OSError:
+        return False

@@ -50,13 +50,12 @@ def _maybe_warm(env: Mapping[str, str]) -> None:
     try:
         if not runtime.try_flock(fd):
             return  # someone is starting one right now
-        spawned = _spawned_pid(fd)
+        spawned = runtime.read_spawned(fd)
         if (spawned is not None and spawned != (running or {}).get("pid") and runtime.pid_alive(spawned)
-                and _is_daemon(spawned)):
+                and runtime.is_daemon(spawned)):
             return  # one we (or a command) started is still coming up
         pid = runtime.spawn(env, rundir)  # replaces a daemon serving another model
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{pid}\n".encode("ascii"), 0)
+        runtime.write_spawned(fd, pid)
     finally:
         os.close(fd)
 
@@ -68,21 +67,5 @@ def _recently_failed(rundir: str, model: str) -> bool:
             return False
         with open(path, encoding="utf-8") as fh:
             return fh.readline().rstrip("\n") == model
-    except OSError:
-        return False
-
-
-def _spawned_pid(fd: int) -> int | None:
-    try:
-        text = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
-        return int(text) if text else None
-    except (OSError, ValueError):
-        return None
-
-
-def _is_daemon(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return b"thatch_cli.daemon" in fh.read()
     except OSError:
         return False

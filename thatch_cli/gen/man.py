@@ -183,7 +183,7 @@ def render() -> str:
                 if not spec.get("hidden") and not any(w.startswith("_") for w in path.split())}
     groups = cli_model.groups()
     lines = [
-        f".\\\" Generated from the CLI definitions by `python -m thatch_cli.gen man`; do not edit.",
+        ".\\\" Generated from the CLI definitions by `python -m thatch_cli.gen man`; do not edit.",
         f'.TH THATCH 1 "" "thatch {__version__}" "User Commands"',
         ".SH NAME",
         "thatch \\- a local, git\\-aware memory store for coding agents",
