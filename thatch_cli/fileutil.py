@@ -1,9 +1,16 @@
-"""Replacing small files safely."""
+"""Small files: reading the package's templates, replacing files safely."""
 
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
+
+
+def template(relative: str) -> str:
+    """Text of templates/<relative> (shell, git and completion scripts are
+    data files in the package, not strings in the code)."""
+    return resources.files("thatch_cli").joinpath("templates", *relative.split("/")).read_text(encoding="utf-8")
 
 
 def replace_atomically(path: Path, text: str, mode: int) -> None:

@@ -22,8 +22,8 @@ from pathlib import Path
 from .context import Context
 from .errors import Conflict, NotFound
 from .output import Output
-from .fileutil import replace_atomically
-from .shellinit import resolve_executable, sh_quote, template
+from .fileutil import replace_atomically, template
+from .shellinit import resolve_executable, sh_quote
 
 HOOK_NAMES = ("post-checkout", "reference-transaction")
 MARKER = "# thatch-hook v1"

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from importlib import resources
 from typing import Mapping
 
 from .context import Context
 from .errors import InvalidInput, ThatchError
+from .fileutil import template
 from .output import Output
 
 SHELLS = ("bash", "zsh", "fish")
@@ -41,11 +41,6 @@ def fish_quote(value: str) -> str:
 
 def quote(shell: str, value: str) -> str:
     return fish_quote(value) if shell == "fish" else sh_quote(value)
-
-
-def template(relative: str) -> str:
-    """Text of templates/<relative>, from the installed package."""
-    return resources.files("thatch_cli").joinpath("templates", *relative.split("/")).read_text(encoding="utf-8")
 
 
 def render(shell: str, executable: str, *, deactivate: bool = False) -> str:

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..fileutil import template
+
 
 ROOT = Path(__file__).resolve().parents[2]
 REPO_DIR = ROOT / "completions"
@@ -155,107 +157,6 @@ def _case_arms(arms: list[tuple[list[str], str]], default: str, indent: str = " 
     return "\n".join(lines)
 
 
-_BASH_MAIN = r'''
-# Values from the database, one per line, into _thatch_v (labels may hold spaces).
-_thatch_values() {
-    _thatch_v=()
-    local line
-    local -a args=(_complete "$1")
-    [[ -n $2 ]] && args+=(--store "$2")
-    while IFS= read -r line; do
-        [[ -n $line ]] && _thatch_v+=("$line")
-    done < <(command thatch "${args[@]}" 2>/dev/null)
-}
-
-# COMPREPLY from _thatch_v for the word being typed: matched without its
-# quoting, answered escaped (or bare inside an open quote), and with any part
-# before a ':' left out, since readline only replaces the text after it.
-_thatch_reply_values() {
-    local cur=$1 quote='' value keep=''
-    case $cur in
-        \'*) quote=\'; cur=${cur#\'} ;;
-        \"*) quote=\"; cur=${cur#\"} ;;
-        *) [[ $cur == *:* ]] && keep=${cur%:*}:; cur=${cur//\\/} ;;
-    esac
-    for value in "${_thatch_v[@]}"; do
-        [[ $value == "$cur"* ]] || continue
-        [[ -z $quote ]] && printf -v value '%q' "$value"
-        COMPREPLY+=("${value#"$keep"}")
-    done
-}
-
-_thatch() {
-    COMPREPLY=()
-    local -a words=()
-    local i cword=0 word cur path='' nargs=0 store='' want='' dashdash='' _thatch_r
-    local -a _thatch_v
-    # Re-join what COMP_WORDBREAKS split at ':' (labels may contain colons).
-    for (( i = 0; i < ${#COMP_WORDS[@]}; i++ )); do
-        word=${COMP_WORDS[i]}
-        if (( ${#words[@]} > 1 )) && [[ $word == : || ${COMP_WORDS[i-1]} == : ]]; then
-            words[${#words[@]}-1]+=$word
-        else
-            words+=("$word")
-        fi
-        (( i == COMP_CWORD )) && cword=$(( ${#words[@]} - 1 ))
-    done
-    cur=${words[cword]}
-    for (( i = 1; i < cword; i++ )); do
-        word=${words[i]}
-        if [[ -z $dashdash && $word == -- ]]; then
-            dashdash=1
-        elif [[ -z $dashdash && $word == -?* ]]; then
-            _thatch_option_value "$path" "${word%%=*}"
-            [[ $_thatch_r == flag || $word == *=?* ]] && continue
-            [[ ${words[i+1]} == = ]] && (( i++ ))
-            if (( i + 1 >= cword )); then
-                want=$_thatch_r
-                [[ $cur == = ]] && cur=''
-                break
-            fi
-            (( i++ ))
-            [[ $_thatch_r == stores && ( $word == --store || $word == -s ) ]] && store=${words[i]}
-        else
-            _thatch_subcommands "$path"
-            if (( nargs == 0 )) && [[ -n $_thatch_r && " $_thatch_r " == *" $word "* ]]; then
-                path=${path:+$path }$word
-            else
-                (( nargs++ ))
-            fi
-        fi
-    done
-    if [[ -z $want ]]; then
-        if [[ -z $dashdash && $cur == -* ]]; then
-            _thatch_options "$path"
-            COMPREPLY=($(compgen -W "$_thatch_r" -- "$cur"))
-            return 0
-        fi
-        _thatch_subcommands "$path"
-        if (( nargs == 0 )) && [[ -n $_thatch_r ]]; then
-            COMPREPLY=($(compgen -W "$_thatch_r" -- "$cur"))
-            return 0
-        fi
-        _thatch_argument "$path" "$nargs"
-        want=$_thatch_r
-    fi
-    case $want in
-        labels|stores|branches)
-            _thatch_values "$want" "$store"
-            _thatch_reply_values "$cur"
-            ;;
-        shells)
-            COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"))
-            ;;
-        files)
-            compopt -o filenames 2>/dev/null
-            COMPREPLY=($(compgen -f -- "$cur"))
-            ;;
-    esac
-    return 0
-}
-
-complete -F _thatch thatch
-'''
 
 
 def bash(root: Node) -> str:
@@ -308,7 +209,7 @@ def bash(root: Node) -> str:
         "    esac",
         "}",
     ]
-    return "\n".join(parts) + "\n" + _BASH_MAIN
+    return "\n".join(parts) + "\n" + template("completions/bash-main.bash")
 
 
 # -- zsh -------------------------------------------------------------------------------
@@ -391,32 +292,7 @@ def _zsh_node(node: Node) -> list[str]:
     return lines
 
 
-_ZSH_HELPERS = r'''
-# Values from the database (`thatch _complete KIND`), honouring a --store
-# already on the command line. compadd quotes spaces and colons itself.
-_thatch_complete() {
-    local tag=$1 descr=$2 kind=$3 store=${opt_args[--store]:-${opt_args[-s]}}
-    local -a vals args expl
-    args=(_complete $kind)
-    [[ -n $store ]] && args+=(--store ${(Q)store})
-    vals=("${(@f)$(command thatch $args 2>/dev/null)}")
-    vals=(${vals:#})
-    _wanted $tag expl $descr compadd -a vals
-}
-_thatch_labels() { _thatch_complete labels label labels }
-_thatch_stores() { _thatch_complete stores store stores }
-_thatch_branches() { _thatch_complete branches branch branches }
-'''
 
-_ZSH_FOOTER = r'''
-# Autoloaded from $fpath (the file's name is _thatch) the body runs with the
-# completion's arguments; sourced directly, it registers itself instead.
-if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
-    _thatch "$@"
-else
-    compdef _thatch thatch
-fi
-'''
 
 
 def zsh(root: Node) -> str:
@@ -425,7 +301,7 @@ def zsh(root: Node) -> str:
     for node in root.walk():
         lines.append("")
         lines += _zsh_node(node)
-    return "\n".join(lines) + "\n" + _ZSH_HELPERS + _ZSH_FOOTER
+    return "\n".join(lines) + "\n" + template("completions/zsh-helpers.zsh") + template("completions/zsh-footer.zsh")
 
 
 # -- fish ------------------------------------------------------------------------------
@@ -440,69 +316,6 @@ def _fdesc(text: str) -> str:
     return summary(text).rstrip(".")
 
 
-_FISH_HELPERS = r'''
-# Command path and count of its arguments typed so far, as "PATH|N".
-function __thatch_state
-    set -l tokens (commandline -opc)
-    set -e tokens[1]
-    set -l path ''
-    set -l nargs 0
-    set -l skip 0
-    set -l dashdash 0
-    for tok in $tokens
-        if test $skip = 1
-            set skip 0
-            continue
-        end
-        if test $dashdash = 0
-            switch $tok
-                case --
-                    set dashdash 1
-                    continue
-                case '--*=*'
-                    continue
-                case '-?*'
-                    __thatch_takes_value "$path" $tok; and set skip 1
-                    continue
-            end
-        end
-        if test $nargs = 0; and contains -- $tok (__thatch_subcommands "$path")
-            set path (string trim -- "$path $tok")
-        else
-            set nargs (math $nargs + 1)
-        end
-    end
-    echo "$path|$nargs"
-end
-
-# True while completing options of command path $argv[1].
-function __thatch_at
-    string match -q -- "$argv[1]|*" (__thatch_state)
-end
-
-# True while completing argument $argv[2] (from 0) of command path $argv[1].
-function __thatch_arg
-    test (__thatch_state) = "$argv[1]|$argv[2]"
-end
-
-# Values from the database (`thatch _complete KIND`), honouring --store.
-function __thatch_values
-    set -l tokens (commandline -opc)
-    set -l args _complete $argv[1]
-    for i in (seq (count $tokens))
-        switch $tokens[$i]
-            case --store -s
-                set -l next (math $i + 1)
-                if test $next -le (count $tokens)
-                    set args _complete $argv[1] --store $tokens[$next]
-                end
-            case '--store=*'
-                set args _complete $argv[1] --store (string replace -- '--store=' '' $tokens[$i])
-        end
-    end
-    command thatch $args 2>/dev/null
-end
-'''
 
 
 def _fish_values(kind: str) -> str:
@@ -531,7 +344,7 @@ def fish(root: Node) -> str:
     if valued:
         lines.append("        case " + " ".join(_fq(v) for v in valued))
         lines.append("            return 0")
-    lines += ["    end", "    return 1", "end", _FISH_HELPERS.rstrip("\n"), "", "complete -c thatch -f"]
+    lines += ["    end", "    return 1", "end", template("completions/fish-helpers.fish").rstrip("\n"), "", "complete -c thatch -f"]
     for n in nodes:
         at = _fq(f"__thatch_at {_fq(n.path)}")
         for o in n.options:

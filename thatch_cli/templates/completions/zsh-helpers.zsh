@@ -1,0 +1,15 @@
+
+# Values from the database (`thatch _complete KIND`), honouring a --store
+# already on the command line. compadd quotes spaces and colons itself.
+_thatch_complete() {
+    local tag=$1 descr=$2 kind=$3 store=${opt_args[--store]:-${opt_args[-s]}}
+    local -a vals args expl
+    args=(_complete $kind)
+    [[ -n $store ]] && args+=(--store ${(Q)store})
+    vals=("${(@f)$(command thatch $args 2>/dev/null)}")
+    vals=(${vals:#})
+    _wanted $tag expl $descr compadd -a vals
+}
+_thatch_labels() { _thatch_complete labels label labels }
+_thatch_stores() { _thatch_complete stores store stores }
+_thatch_branches() { _thatch_complete branches branch branches }
