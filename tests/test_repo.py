@@ -122,6 +122,27 @@ def test_detect_store_from_origin_in_subdir(tmp_path: Path) -> None:
     assert detect_store(sub) == "acme/widgets"
 
 
+@pytest.mark.parametrize(("origin", "store"), [
+    ("git@github.com:acme/widget.git", "acme/widget"),
+    ("https://github.com/acme/widget", "acme/widget"),
+    ("https://user:token@git.example.com:8443/acme/widget.git/", "acme/widget"),
+    ("ssh://git@git.example.com:2222/acme/widget.git", "acme/widget"),
+    ("git://git.example.com/acme/widget.git", "acme/widget"),
+    ("https://gitlab.com/group/sub/widget.git", "group/sub/widget"),
+    ("git@gitlab.com:group/sub/widget.git", "group/sub/widget"),
+])
+def test_every_url_form_in_a_real_repository(tmp_path: Path, origin: str, store: str) -> None:
+    """Each remote form, as git itself records it, from a subdirectory and
+    through the cached path the hooks use."""
+    r = make_repo(tmp_path / "checkout", origin)
+    sub = r / "deep" / "er"
+    sub.mkdir(parents=True)
+    assert detect_store(sub) == store
+    cache = tmp_path / "cache.json"
+    assert resolve_store(sub, cache) == store  # miss
+    assert resolve_store(r, cache) == store  # hit
+
+
 def test_detect_store_ignores_other_remotes(tmp_path: Path) -> None:
     r = make_repo(tmp_path / "checkout")
     git(r, "remote", "add", "upstream", "git@github.com:up/stream.git")
