@@ -16,8 +16,21 @@ from typer.testing import CliRunner
 from thatch_cli.cli import app
 from thatch_cli.context import Context
 from thatch_cli.embeddings import FakeEmbedder
+from thatch_cli.errors import ModelUnavailable
 
 FIXED_NOW = datetime(2026, 11, 30, 12, 0, 0, 123000, tzinfo=timezone.utc)
+
+
+class BrokenEmbedder:
+    """A model that cannot load, as offline with an uncached model."""
+
+    name = "broken"
+    dim = 64
+
+    def embed_query(self, text):
+        raise ModelUnavailable("model 'broken' cannot load (offline)")
+
+    embed_passages = embed_query
 
 
 @pytest.fixture(autouse=True)

@@ -5,20 +5,9 @@ import json
 import pytest
 
 from thatch_cli.embeddings import FakeEmbedder
-from thatch_cli.errors import ModelUnavailable
 from thatch_cli.store import MemoryDB
 
-from conftest import git
-
-
-class BrokenEmbedder:
-    name = "broken"
-    dim = 64
-
-    def embed_query(self, text):
-        raise ModelUnavailable("model 'broken' cannot load (offline)")
-
-    embed_passages = embed_query
+from conftest import BrokenEmbedder, git
 
 
 def run_json(cli, *args, **kwargs):

@@ -15,10 +15,12 @@ import pytest
 
 from thatch_cli import transfer
 from thatch_cli.embeddings import FakeEmbedder
-from thatch_cli.errors import EXIT_ATTENTION, ModelUnavailable
+from thatch_cli.errors import EXIT_ATTENTION
 from thatch_cli.recall import recall
 from thatch_cli.remember import remember
 from thatch_cli.store import MemoryDB
+
+from conftest import BrokenEmbedder
 
 
 def rows(path: str | Path) -> list[tuple]:
@@ -39,16 +41,6 @@ class CountingEmbedder(FakeEmbedder):
     def embed_passages(self, texts):
         self.batches.append(len(texts))
         return super().embed_passages(texts)
-
-
-class BrokenEmbedder:
-    name = "broken"
-    dim = 64
-
-    def embed_query(self, text):
-        raise ModelUnavailable("model 'broken' cannot load (offline)")
-
-    embed_passages = embed_query
 
 
 @pytest.fixture
