@@ -5,10 +5,10 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='archive completion daemon dedup export forget hooks hygiene import init list recall reindex remember rescope show stores' ;;
+        '') _thatch_r='archive completion daemon dedup duplicates export forget hooks hygiene import init list recall reindex remember rescope show stores' ;;
         'completion') _thatch_r='install show' ;;
         'daemon') _thatch_r='start status stop' ;;
-        'dedup') _thatch_r='keep list' ;;
+        'dedup') _thatch_r='keep list mark' ;;
         'hooks') _thatch_r='install status uninstall' ;;
         *) _thatch_r='' ;;
     esac
@@ -29,6 +29,8 @@ _thatch_options() {
         'dedup') _thatch_r='--help -h' ;;
         'dedup keep') _thatch_r='--store -s --json --help -h' ;;
         'dedup list') _thatch_r='--store -s --json --help -h' ;;
+        'dedup mark') _thatch_r='--status --store -s --json --help -h' ;;
+        'duplicates') _thatch_r='--store -s --threshold -t --limit -n --json --help -h' ;;
         'export') _thatch_r='--store -s --all -a --with-vectors --output -o --json --help -h' ;;
         'forget') _thatch_r='--store -s --json --help -h' ;;
         'hooks') _thatch_r='--help -h' ;;
@@ -39,7 +41,7 @@ _thatch_options() {
         'import') _thatch_r='--overwrite --store -s --json --help -h' ;;
         'init') _thatch_r='--deactivate --json --help -h' ;;
         'list') _thatch_r='--store -s --branch -b --archived --json --help -h' ;;
-        'recall') _thatch_r='--store -s --all-stores -a --branch -b --limit -n --include-archived --json --help -h' ;;
+        'recall') _thatch_r='--store -s --all-stores -a --branch -b --limit -n --include-archived --mode -m --budget --json --help -h' ;;
         'reindex') _thatch_r='--store -s --json --help -h' ;;
         'remember') _thatch_r='--store -s --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --json --help -h' ;;
         'rescope') _thatch_r='--from --to --unscoped --store -s --json --help -h' ;;
@@ -54,8 +56,8 @@ _thatch_option_value() {
     case "$1|$2" in
         'archive|--branch'|'archive|-b'|'list|--branch'|'list|-b'|'recall|--branch'|'recall|-b'|'remember|--branch'|'remember|-b'|'rescope|--from'|'rescope|--to') _thatch_r=branches ;;
         'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo') _thatch_r=files ;;
-        'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'remember|--confidence'|'remember|-c') _thatch_r=none ;;
-        'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rescope|--store'|'rescope|-s'|'show|--store'|'show|-s') _thatch_r=stores ;;
+        'dedup mark|--status'|'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'recall|--mode'|'recall|-m'|'recall|--budget'|'remember|--confidence'|'remember|-c') _thatch_r=none ;;
+        'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rescope|--store'|'rescope|-s'|'show|--store'|'show|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;
     esac
 }
@@ -64,7 +66,7 @@ _thatch_option_value() {
 _thatch_argument() {
     case "$1|$2" in
         'import|0') _thatch_r=files ;;
-        'dedup keep|0'|'dedup keep|1'|'forget|0'|'show|0') _thatch_r=labels ;;
+        'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'forget|0'|'show|0') _thatch_r=labels ;;
         'completion install|0'|'completion show|0'|'init|0') _thatch_r=shells ;;
         'list|0') _thatch_r=stores ;;
         *) _thatch_r=none ;;

@@ -5,13 +5,13 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' archive completion daemon dedup export forget hooks hygiene import init list recall reindex remember rescope show stores
+            printf '%s\n' archive completion daemon dedup duplicates export forget hooks hygiene import init list recall reindex remember rescope show stores
         case 'completion'
             printf '%s\n' install show
         case 'daemon'
             printf '%s\n' start status stop
         case 'dedup'
-            printf '%s\n' keep list
+            printf '%s\n' keep list mark
         case 'hooks'
             printf '%s\n' install status uninstall
     end
@@ -20,7 +20,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'show|--store' 'show|-s'
+        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'show|--store' 'show|-s'
             return 0
     end
     return 1
@@ -96,7 +96,8 @@ complete -c thatch -n '__thatch_at \'\'' -s V -d 'Show the version and exit'
 complete -c thatch -n '__thatch_arg \'\' 0' -a archive -d 'Archive every live memory of a branch: kept as record, left out of recall and hygiene'
 complete -c thatch -n '__thatch_arg \'\' 0' -a completion -d 'Shell completion for bash, zsh and fish'
 complete -c thatch -n '__thatch_arg \'\' 0' -a daemon -d 'The background process that keeps the embedding model loaded (started automatically)'
-complete -c thatch -n '__thatch_arg \'\' 0' -a dedup -d 'Verdicts on near-duplicate pairs, so hygiene stops reporting them'
+complete -c thatch -n '__thatch_arg \'\' 0' -a dedup -d 'Verdicts on near-duplicate pairs, so duplicates and hygiene stop reporting them'
+complete -c thatch -n '__thatch_arg \'\' 0' -a duplicates -d 'List clusters of near-duplicate memories in a store (never deletes; exits 0)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a export -d 'Export memories as JSONL, one memory per line with every column'
 complete -c thatch -n '__thatch_arg \'\' 0' -a forget -d 'Delete one memory and its duplicate verdicts'
 complete -c thatch -n '__thatch_arg \'\' 0' -a hooks -d 'Git hooks: memories of the branch you switch to, notice of deleted branches'
@@ -104,7 +105,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a hygiene -d 'Report near-duplicate
 complete -c thatch -n '__thatch_arg \'\' 0' -a import -d 'Import memories from JSONL (as written by export); embeds those without a usable vector'
 complete -c thatch -n '__thatch_arg \'\' 0' -a init -d 'Print the shell hook: a one-line memory summary when you enter a repository or switch branch'
 complete -c thatch -n '__thatch_arg \'\' 0' -a list -d 'List the memories of a store'
-complete -c thatch -n '__thatch_arg \'\' 0' -a recall -d 'Find memories by meaning: the detected store plus global, unless told otherwise'
+complete -c thatch -n '__thatch_arg \'\' 0' -a recall -d 'Find memories by meaning and by their words: the detected store plus global, unless told otherwise'
 complete -c thatch -n '__thatch_arg \'\' 0' -a reindex -d 'Embed memories that have no vector, or one from a different model'
 complete -c thatch -n '__thatch_arg \'\' 0' -a remember -d 'Save a memory. Without a label, the content\'s first heading or line becomes the label'
 complete -c thatch -n '__thatch_arg \'\' 0' -a rescope -d 'Move the memories of one branch to another branch, or to the whole project (--unscoped)'
@@ -147,6 +148,7 @@ complete -c thatch -n '__thatch_at \'dedup\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'dedup\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'dedup\' 0' -a keep -d 'Record that two similar memories are distinct and both worth keeping'
 complete -c thatch -n '__thatch_arg \'dedup\' 0' -a list -d 'List the recorded dedup verdicts of a store'
+complete -c thatch -n '__thatch_arg \'dedup\' 0' -a mark -d 'Record a verdict on a similar pair: duplicate, supplement, contradiction or unrelated'
 complete -c thatch -n '__thatch_at \'dedup keep\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'dedup keep\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'dedup keep\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
@@ -159,6 +161,23 @@ complete -c thatch -n '__thatch_at \'dedup list\'' -s s -r -f -a '(__thatch_valu
 complete -c thatch -n '__thatch_at \'dedup list\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
 complete -c thatch -n '__thatch_at \'dedup list\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'dedup list\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'dedup mark\'' -l status -r -f -d 'duplicate, supplement, contradiction or unrelated'
+complete -c thatch -n '__thatch_at \'dedup mark\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'dedup mark\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'dedup mark\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'dedup mark\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'dedup mark\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'dedup mark\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_arg \'dedup mark\' 1' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_at \'duplicates\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'duplicates\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'duplicates\'' -l threshold -r -f -d 'Report pairs with at least this cosine (above 0, at most 1)'
+complete -c thatch -n '__thatch_at \'duplicates\'' -s t -r -f -d 'Report pairs with at least this cosine (above 0, at most 1)'
+complete -c thatch -n '__thatch_at \'duplicates\'' -l limit -r -f -d 'Report the best N pairs (1-10000); counts still cover every pair'
+complete -c thatch -n '__thatch_at \'duplicates\'' -s n -r -f -d 'Report the best N pairs (1-10000); counts still cover every pair'
+complete -c thatch -n '__thatch_at \'duplicates\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'duplicates\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'duplicates\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'export\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to export (default: detected)'
 complete -c thatch -n '__thatch_at \'export\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to export (default: detected)'
 complete -c thatch -n '__thatch_at \'export\'' -l all -d 'Export every store'
@@ -228,6 +247,9 @@ complete -c thatch -n '__thatch_at \'recall\'' -s b -r -f -a '(__thatch_values b
 complete -c thatch -n '__thatch_at \'recall\'' -l limit -r -f -d 'Most results to show'
 complete -c thatch -n '__thatch_at \'recall\'' -s n -r -f -d 'Most results to show'
 complete -c thatch -n '__thatch_at \'recall\'' -l include-archived -d 'Search archived memories too'
+complete -c thatch -n '__thatch_at \'recall\'' -l mode -r -f -d 'Ranking: hybrid (meaning and exact words), semantic or lexical'
+complete -c thatch -n '__thatch_at \'recall\'' -s m -r -f -d 'Ranking: hybrid (meaning and exact words), semantic or lexical'
+complete -c thatch -n '__thatch_at \'recall\'' -l budget -r -f -d 'Cap the output at CHARS characters, dropping whole results'
 complete -c thatch -n '__thatch_at \'recall\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
 complete -c thatch -n '__thatch_at \'recall\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'recall\'' -s h -d 'Show help and exit'

@@ -169,12 +169,13 @@ def _slugs(data):
 
 def test_recall_default_scope_is_repo_plus_global(cli, seeded):
     code, data = run_json(cli, "recall", "publish", cwd=seeded)
-    assert code == 0 and data["mode"] == "semantic"
+    assert code == 0 and data["mode"] == "hybrid"
     assert data["stores"] == ["acme/widget", "global"]
     assert "release" in _slugs(data) and "editor" in _slugs(data)
     assert "elsewhere" not in _slugs(data) and "login-wip" not in _slugs(data) and "old-release" not in _slugs(data)
     first = data["results"][0]
-    assert set(first) >= {"score", "store", "label", "branch", "snippet", "match", "slug"}
+    assert set(first) >= {"score", "store", "label", "branch", "snippet", "match", "slug", "scores"}
+    assert set(first["scores"]) == {"fused", "dense", "dense_rank", "lexical", "lexical_rank"}
 
 
 def test_recall_store_all_stores_branch_archived_limit(cli, seeded):
@@ -221,8 +222,12 @@ def test_recall_falls_back_to_keywords_without_a_model(cli, seeded):
 def test_other_model_vectors_are_never_ranked_until_reindex(cli, isolated_env):
     cli("remember", "a", "alpha beta", "--store", "s", embedder=FakeEmbedder(64, name="model-a"))
     other = FakeEmbedder(64, name="model-b")
-    data = run_json(cli, "recall", "alpha", "--store", "s", embedder=other)[1]
+    data = run_json(cli, "recall", "alpha", "--store", "s", "--mode", "semantic", embedder=other)[1]
     assert data["results"] == [] and "reindex" in " ".join(data["notices"])
+    # hybrid still finds it by its words, and says why it cannot rank it by meaning
+    data = run_json(cli, "recall", "alpha", "--store", "s", embedder=other)[1]
+    assert _slugs(data) == ["a"] and data["results"][0]["match"] == "lexical"
+    assert "keywords only" in " ".join(data["notices"])
     code, summary = run_json(cli, "reindex", embedder=other)
     assert code == 0 and summary["embedded"] == 1 and summary["model"] == "model-b"
     assert _slugs(run_json(cli, "recall", "alpha", "--store", "s", embedder=other)[1]) == ["a"]

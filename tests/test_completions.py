@@ -161,7 +161,7 @@ def test_bash_completes_commands_and_options_without_a_process(world):
         "thatch ''": sorted(["archive", "completion", "dedup", "forget", "hygiene", "list", "recall", "reindex",
                              "remember", "rescope", "show", "stores"]),
         "thatch hy": ["hygiene"],
-        "thatch dedup ''": ["keep", "list"],
+        "thatch dedup ''": ["keep", "list", "mark"],
         "thatch completion ''": ["install", "show"],
         "thatch hygiene --st": ["--stale-days", "--store"],
         "thatch rescope --": ["--from", "--help", "--json", "--store", "--to", "--unscoped"],
@@ -319,7 +319,7 @@ def test_fish_completes_everything(world):
     assert {"hygiene", "dedup", "completion", "rescope", "archive"} <= set(got["thatch "])
     assert got["thatch "]["hygiene"].startswith("Report near-duplicates")
     assert list(got["thatch hy"]) == ["hygiene"]
-    assert set(got["thatch dedup "]) == {"keep", "list"}
+    assert set(got["thatch dedup "]) == {"keep", "list", "mark"}
     assert set(got["thatch hygiene --st"]) == {"--stale-days", "--store"}
     assert set(got["thatch show dep"]) == {"deploy notes", "deploy steps"}
     assert set(got["thatch show 'deploy s"]) == {"deploy steps"}

@@ -230,7 +230,7 @@ def test_stale_socket_and_pid_from_a_crash_are_replaced(daemon_env):
     rundir = _rundir(daemon_env)
     assert os.path.exists(os.path.join(rundir, "daemon.sock")) and runtime.read_pidfile(rundir)["pid"] == first
     code, data, err = thatch_json(daemon_env, "recall", "publish")
-    assert code == 0 and data["mode"] == "semantic" and data["results"] and err == ""
+    assert code == 0 and data["mode"] == "hybrid" and data["results"] and err == ""
     second = status(daemon_env)["pid"]
     assert second != first and daemon_pids(daemon_env) == [second]
     assert runtime.read_pidfile(rundir)["pid"] == second
@@ -290,7 +290,7 @@ def test_a_daemon_of_another_thatch_version_is_replaced(daemon_env):
         rundir = _rundir(daemon_env)
         assert wait_until(lambda: (runtime.read_pidfile(rundir) or {}).get("version") == "0.0.1-old")
         code, data, err = thatch_json(daemon_env, "recall", "publish")
-        assert code == 0 and data["mode"] == "semantic" and data["results"] and err == ""
+        assert code == 0 and data["mode"] == "hybrid" and data["results"] and err == ""
         assert old.wait(timeout=10) == 0  # asked to stop, and it did
         now = status(daemon_env)
         assert now["version"] == __version__ and now["pid"] != old.pid
@@ -322,7 +322,7 @@ def test_concurrent_clients_get_correct_answers(daemon_env):
     local = {**daemon_env, "THATCH_DAEMON": "0"}
     queries = ["publish", "vim keybindings", "sqlite wal", "docs wiki", "twine upload", "editor"]
     expected = {q: [(r["store"], r["slug"], r["score"]) for r in
-                    thatch_json(local, "recall", q, "--all-stores")[1]["results"]] for q in queries}
+                    thatch_json(local, "recall", q, "--all-stores", "--mode", "semantic")[1]["results"]] for q in queries}
     db_path = daemon_env["THATCH_DB"]
     stores = ["acme/widget", "global"]
     failures: list = []
@@ -383,7 +383,7 @@ def test_unreachable_daemon_falls_back_in_process_and_keeps_the_write(daemon_env
         assert code == 0 and data["status"] == "created" and data["has_vector"] is True
         assert err.count("\n") == 1 and "daemon unavailable" in err and "in-process" in err
         code, found, err = thatch_json(daemon_env, "recall", "write must not be lost")
-        assert code == 0 and found["mode"] == "semantic" and found["results"][0]["slug"] == "kept"
+        assert code == 0 and found["mode"] == "hybrid" and found["results"][0]["slug"] == "kept"
         assert "daemon unavailable" in err
     finally:
         done.set()

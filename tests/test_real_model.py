@@ -43,11 +43,12 @@ def test_paraphrased_query_finds_the_intended_memory(make_ctx, minilm):
         "what should a new hire set up on their computer": "onboarding",
         "formatter to apply before pushing code": "code-style",
     }
-    for query, slug in cases.items():
-        outcome = recall(ctx, query, store="acme/widget", limit=3)
-        assert outcome.mode == "semantic"
-        assert outcome.results[0].memory.slug == slug, (query, [r.memory.slug for r in outcome.results])
-        assert outcome.results[0].score > outcome.results[1].score
+    for mode in ("semantic", "hybrid"):
+        for query, slug in cases.items():
+            outcome = recall(ctx, query, store="acme/widget", limit=3, mode=mode)
+            assert outcome.mode == mode
+            assert outcome.results[0].memory.slug == slug, (mode, query, [r.memory.slug for r in outcome.results])
+            assert outcome.results[0].score > outcome.results[1].score
 
 
 def test_vectors_are_normalised_float32_with_the_model_name(make_ctx, minilm, minilm_path):
@@ -74,7 +75,7 @@ def test_model_switch_is_detected_and_reindex_fixes_it(make_ctx, minilm):
     for label, body in NOTES.items():
         remember(fake, body, label, store="s")
     real = make_ctx(embedder=minilm)
-    before = recall(real, "publish a new version", store="s")
+    before = recall(real, "publish a new version", store="s", mode="semantic")
     assert before.results == []  # same dimension, different model: never ranked
     assert any("reindex" in n for n in before.notices)
     outcome = reindex(real, "s")
@@ -107,4 +108,4 @@ def test_offline_cli_saves_and_recalls_lexically_then_reindex_fills(tmp_path, is
     fixed = run("reindex", "--json", THATCH_MODEL=minilm_path)
     assert json.loads(fixed.stdout)["embedded"] == 1
     semantic = json.loads(run("recall", "publish a new version", "--json", THATCH_MODEL=minilm_path).stdout)
-    assert semantic["mode"] == "semantic" and semantic["results"][0]["slug"] == "release-process"
+    assert semantic["mode"] == "hybrid" and semantic["results"][0]["slug"] == "release-process"

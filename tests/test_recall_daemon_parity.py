@@ -66,7 +66,8 @@ def minilm(minilm_path):
 
 
 def _results(outcome):
-    return [(r.memory.store, r.memory.slug, r.score, r.match) for r in outcome.results]
+    return [(r.memory.store, r.memory.slug, r.score, r.match, r.ranked.dense, r.ranked.dense_rank,
+             r.ranked.lexical, r.ranked.lexical_rank) for r in outcome.results]
 
 
 def test_recall_is_identical_with_and_without_the_daemon(isolated_env, tmp_path, minilm, minilm_path):
@@ -79,12 +80,13 @@ def test_recall_is_identical_with_and_without_the_daemon(isolated_env, tmp_path,
     warm = Context(env=env, cwd=tmp_path, use_daemon=True, stderr=errors)
     assert warm.daemon_enabled() and not local.daemon_enabled()
     try:
-        for query, options in QUERIES:
-            expected = search(local, query, **options)
-            got = search(warm, query, **options)
-            assert got.mode == expected.mode == "semantic"
-            assert _results(got) == _results(expected), query
-            assert got.notices == expected.notices and got.stores == expected.stores
+        for mode in ("hybrid", "semantic"):
+            for query, options in QUERIES:
+                expected = search(local, query, mode=mode, **options)
+                got = search(warm, query, mode=mode, **options)
+                assert got.mode == expected.mode == mode
+                assert _results(got) == _results(expected), (mode, query)
+                assert got.notices == expected.notices and got.stores == expected.stores
         # remember's near-duplicate check, daemon side vs in-process
         probe = Memory(store="acme/widget", slug="probe", label="probe", content="")
         text = "# Retry\n\nRetry failed webhook deliveries with exponential backoff up to an hour."

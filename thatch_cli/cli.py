@@ -93,9 +93,13 @@ def recall(
                                          help="Include this branch's memories instead of the current branch's."),
     limit: int = typer.Option(10, "--limit", "-n", help="Most results to show."),
     include_archived: bool = typer.Option(False, "--include-archived", help="Search archived memories too."),
+    mode: str = typer.Option("hybrid", "--mode", "-m", metavar="MODE",
+                             help="Ranking: hybrid (meaning and exact words), semantic or lexical."),
+    budget: Optional[int] = typer.Option(None, "--budget", metavar="CHARS",
+                                         help="Cap the output at CHARS characters, dropping whole results."),
     as_json: bool = JsonOpt,
 ) -> None:
-    """Find memories by meaning: the detected store plus global, unless told otherwise."""
+    """Find memories by meaning and by their words: the detected store plus global, unless told otherwise."""
 
 
 @command(commands.list_)

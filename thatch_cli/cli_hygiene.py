@@ -1,5 +1,5 @@
 """Commands of the hygiene area, registered on the app defined in cli.py:
-hygiene, rescope, archive, and the `dedup` and `completion` groups.
+hygiene, duplicates, rescope, archive, and the `dedup` and `completion` groups.
 Bodies live in hygiene_commands.py."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import typer
 
 from . import hygiene_commands as impls
 from .cli import JsonOpt, StoreOpt, app, command
-from .lifecycle import DEFAULT_STALE_DAYS
+from .lifecycle import DEFAULT_PAIR_LIMIT, DEFAULT_STALE_DAYS, DUPLICATE_THRESHOLD, MAX_PAIR_LIMIT
 
 
 @command(impls.hygiene)
@@ -23,6 +23,28 @@ def hygiene(
     """Report near-duplicates, stale memories and memories of deleted branches (never deletes).
 
     Exits 0 when the store is clean and 5 when something needs attention."""
+
+
+@command(impls.duplicates)
+def duplicates(
+    store: Optional[str] = StoreOpt,
+    threshold: float = typer.Option(DUPLICATE_THRESHOLD, "--threshold", "-t", metavar="COSINE",
+                                    help="Report pairs with at least this cosine (above 0, at most 1)."),
+    limit: int = typer.Option(DEFAULT_PAIR_LIMIT, "--limit", "-n", metavar="N",
+                              help=f"Report the best N pairs (1-{MAX_PAIR_LIMIT}); counts still cover every pair."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """List clusters of near-duplicate memories in a store (never deletes; exits 0).
+
+    Compares the stored vectors of live memories pairwise, without loading
+    the model, and only vectors of the configured model (THATCH_MODEL);
+    memories with another model's vector or none are counted, not compared.
+    Pairs with a dedup verdict are left out. A cluster is a connected group:
+    A~B and B~C put A, B and C in one cluster even when A and C are not
+    similar. Only the best --limit pairs are listed, with the clusters that
+    hold them; every listed cluster names all its members and counts all
+    its pairs, and the totals count every pair and cluster, so memory stays
+    bounded even when every memory matches every other."""
 
 
 @command(impls.rescope)
@@ -49,7 +71,7 @@ def archive(
 
 
 dedup_app = typer.Typer(
-    help="Verdicts on near-duplicate pairs, so hygiene stops reporting them.",
+    help="Verdicts on near-duplicate pairs, so duplicates and hygiene stop reporting them.",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -65,7 +87,26 @@ def dedup_keep(
 ) -> None:
     """Record that two similar memories are distinct and both worth keeping.
 
-    The verdict lasts until either memory is overwritten or forgotten."""
+    Records the status "distinct": both are worth keeping, without saying
+    how they relate (`dedup mark` says that: supplement, unrelated, ...).
+    Earlier versions recorded the same status, so existing verdicts keep
+    their meaning. The verdict lasts until either memory is overwritten or
+    forgotten."""
+
+
+@command(impls.dedup_mark, "mark", group=dedup_app)
+def dedup_mark(
+    label_a: str = typer.Argument(..., metavar="LABEL_A", help="One memory of the pair (label or slug)."),
+    label_b: str = typer.Argument(..., metavar="LABEL_B", help="The other memory of the pair."),
+    status: str = typer.Option(..., "--status", metavar="STATUS", show_default=False,
+                               help="duplicate, supplement, contradiction or unrelated."),
+    store: Optional[str] = StoreOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Record a verdict on a similar pair: duplicate, supplement, contradiction or unrelated.
+
+    The pair is no longer reported by duplicates or hygiene until either
+    memory is overwritten or forgotten."""
 
 
 @command(impls.dedup_list, "list", group=dedup_app)

@@ -34,14 +34,17 @@ def remember(ctx: Context, out: Output, *, first: str, second: str | None, store
 
 
 def recall(ctx: Context, out: Output, *, query: str, store: str | None, all_stores: bool, branch: str | None,
-           limit: int, include_archived: bool, as_json: bool) -> None:
+           limit: int, include_archived: bool, mode: str, budget: int | None, as_json: bool) -> None:
     from .recall import recall as find
+    from .render_recall import recall as show
 
     if store and all_stores:
         raise InvalidInput("use either --store or --all-stores, not both")
+    if budget is not None and budget < 1:
+        raise InvalidInput(f"budget must be a positive number of characters, got {budget}")
     outcome = find(ctx, query, store=store, all_stores=all_stores, branch=branch, limit=limit,
-                   include_archived=include_archived)
-    render.recall(out, outcome)
+                   include_archived=include_archived, mode=mode.lower())
+    show(out, outcome, budget)
 
 
 def list_(ctx: Context, out: Output, *, store_arg: str | None, store: str | None, branch: str | None,

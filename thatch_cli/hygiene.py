@@ -1,5 +1,5 @@
-"""Keeping a store tidy: the hygiene report, moving or archiving a branch's
-memories, and recording that two similar memories are both worth keeping.
+"""Keeping a store tidy: the hygiene report, near-duplicate clusters,
+moving or archiving a branch's memories, and verdicts on similar pairs.
 
 Library functions taking a Context; the command line (cli_hygiene.py) and
 rendering (hygiene_render.py) sit on top. Nothing is ever deleted here.
@@ -14,7 +14,8 @@ from pathlib import Path
 from . import gitfs, lifecycle, paths
 from .context import Context
 from .errors import InvalidInput, NotFound
-from .lifecycle import DEFAULT_STALE_DAYS, DISTINCT, DuplicateScan, StaleMemory
+from .lifecycle import (DEFAULT_PAIR_LIMIT, DEFAULT_STALE_DAYS, DISTINCT, DUPLICATE_THRESHOLD, DuplicateScan,
+                        StaleMemory)
 from .models import Memory
 from .scope import check_store_name, lookup, target_store
 
@@ -50,6 +51,15 @@ class HygieneReport:
     @property
     def clean(self) -> bool:
         return not (self.duplicates.pairs or self.stale or self.orphans.branches)
+
+
+@dataclass
+class DuplicateReport:
+    store: str
+    threshold: float
+    model: str  # the configured model (THATCH_MODEL); only its vectors are compared
+    limit: int
+    scan: DuplicateScan
 
 
 @dataclass
@@ -157,6 +167,20 @@ def report(ctx: Context, store: str | None = None, *, stale_days: int = DEFAULT_
     )
 
 
+def duplicates(ctx: Context, store: str | None = None, *, threshold: float = DUPLICATE_THRESHOLD,
+               limit: int = DEFAULT_PAIR_LIMIT) -> DuplicateReport:
+    """Clusters of near-duplicate live memories among the vectors of the
+    configured model (known by name from the environment; never loaded)."""
+    from .embeddings import model_name, model_space
+
+    name = target_store(ctx, store)
+    model = model_name(ctx.env)
+    # `or ""`: a space of None would mean "compare every space".
+    scan = lifecycle.near_duplicates(ctx.db(), name, threshold=threshold, limit=limit,
+                                     space=model_space(model) or "")
+    return DuplicateReport(name, threshold, model, limit, scan)
+
+
 # -- acting on a branch's memories -------------------------------------------------
 
 
@@ -178,10 +202,20 @@ def archive(ctx: Context, branch: str, *, store: str | None = None) -> BranchCha
 # -- dedup verdicts ----------------------------------------------------------------
 
 
-def keep_both(ctx: Context, label_a: str, label_b: str, *, store: str | None = None,
-              status: str = DISTINCT) -> Verdict:
-    """Record that two memories are distinct, so hygiene stops pairing them.
-    Labels resolve like `show` (detected store, then global) unless --store."""
+def mark(ctx: Context, label_a: str, label_b: str, status: str, *, store: str | None = None) -> Verdict:
+    """Record a verdict (duplicate, supplement, contradiction, unrelated) on
+    a pair, so neither `duplicates` nor hygiene reports it again until one
+    of the two memories is overwritten or forgotten."""
+    return _record(ctx, label_a, label_b, lifecycle.check_status(status), store)
+
+
+def keep_both(ctx: Context, label_a: str, label_b: str, *, store: str | None = None) -> Verdict:
+    """Record that two memories are distinct, both worth keeping."""
+    return _record(ctx, label_a, label_b, DISTINCT, store)
+
+
+def _record(ctx: Context, label_a: str, label_b: str, status: str, store: str | None) -> Verdict:
+    """Labels resolve like `show` (detected store, then global) unless --store."""
     if store:
         store = check_store_name(store)
     a = lookup(ctx, label_a, store)

@@ -1,5 +1,5 @@
-"""Command bodies of the hygiene area (hygiene, rescope, archive, dedup,
-completion): typer-free `impl(ctx, out, **options)` functions, declared in
+"""Command bodies of the hygiene area (hygiene, duplicates, rescope, archive,
+dedup, completion): typer-free `impl(ctx, out, **options)` functions, declared in
 cli_hygiene.py and callable by the fast dispatcher."""
 
 from __future__ import annotations
@@ -17,6 +17,13 @@ def hygiene(ctx: Context, out: Output, *, store: str | None, stale_days: int, as
     code = EXIT_OK if report.clean else EXIT_ATTENTION
     render.hygiene(out, report, code)
     return code
+
+
+def duplicates(ctx: Context, out: Output, *, store: str | None, threshold: float, limit: int,
+               as_json: bool) -> None:
+    from .hygiene import duplicates as scan
+
+    render.duplicates(out, scan(ctx, store, threshold=threshold, limit=limit))
 
 
 def rescope(ctx: Context, out: Output, *, from_branch: str, to_branch: str | None, unscoped: bool,
@@ -38,6 +45,13 @@ def dedup_keep(ctx: Context, out: Output, *, label_a: str, label_b: str, store: 
     from .hygiene import keep_both
 
     render.verdict(out, keep_both(ctx, label_a, label_b, store=store))
+
+
+def dedup_mark(ctx: Context, out: Output, *, label_a: str, label_b: str, status: str, store: str | None,
+               as_json: bool) -> None:
+    from .hygiene import mark
+
+    render.verdict(out, mark(ctx, label_a, label_b, status, store=store))
 
 
 def dedup_list(ctx: Context, out: Output, *, store: str | None, as_json: bool) -> None:

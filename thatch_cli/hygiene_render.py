@@ -1,12 +1,12 @@
-"""How hygiene, rescope, archive, dedup and completion results look: stable
+"""How hygiene, duplicates, rescope, archive, dedup and completion results look: stable
 JSON payloads (keys documented in README), and the same facts for people."""
 
 from __future__ import annotations
 
 import shlex
 
-from .hygiene import BranchChange, HygieneReport, Verdict
-from .lifecycle import DUPLICATE_THRESHOLD
+from .hygiene import BranchChange, DuplicateReport, HygieneReport, Verdict
+from .lifecycle import DUPLICATE_THRESHOLD, VERDICTS
 from .models import Memory
 from .output import Output
 from .render import esc, table, memory_brief
@@ -34,7 +34,8 @@ def hygiene_payload(report: HygieneReport, exit_code: int) -> dict:
         "duplicates": [{"score": round(p.score, 4), "a": memory_brief(p.a), "b": memory_brief(p.b)}
                        for p in scan.pairs],
         "duplicate_check": {"threshold": DUPLICATE_THRESHOLD, "compared": scan.compared,
-                            "without_vector": scan.without_vector, "spaces": scan.spaces},
+                            "without_vector": scan.without_vector, "spaces": scan.spaces,
+                            "pair_count": scan.pair_count, "truncated": scan.truncated},
         "stale": [{**memory_brief(s.memory), "last_recalled_at": s.memory.last_recalled_at,
                    "last_activity": s.last_activity, "idle_days": s.idle_days} for s in report.stale],
         "orphans": {
@@ -84,10 +85,11 @@ def hygiene(out: Output, report: HygieneReport, exit_code: int) -> None:
                  f" or keep them as record (thatch archive --branch {branch}).")
     if not orphans.checked:
         out.notice(f"orphaned-branch check skipped: {orphans.skipped_reason}")
-    if scan.without_vector:
-        out.notice(f"{_plural(scan.without_vector, 'live memory has', 'live memories have')} no vector and"
-                   " could not be checked for duplicates; run `thatch reindex`")
-    facts = [_plural(len(scan.pairs), "near-duplicate pair", "near-duplicate pairs"),
+    if scan.truncated:
+        out.notice(f"showing the best {len(scan.pairs)} of {scan.pair_count} near-duplicate pairs;"
+                   " `thatch duplicates` groups them into clusters")
+    _without_vector_notice(out, scan.without_vector)
+    facts = [_plural(scan.pair_count, "near-duplicate pair", "near-duplicate pairs"),
              _plural(len(report.stale), "stale memory", "stale memories")]
     if orphans.checked:
         facts.append(_plural(len(orphans.branches), "orphaned branch", "orphaned branches"))
@@ -95,11 +97,88 @@ def hygiene(out: Output, report: HygieneReport, exit_code: int) -> None:
     out.line(("\n" if not report.clean else "") + f"{report.store}: {verdict} ({', '.join(facts)})")
 
 
+def _without_vector_notice(out: Output, count: int) -> None:
+    if count:
+        out.notice(f"{_plural(count, 'live memory has', 'live memories have')} no vector and"
+                   " could not be checked for duplicates; run `thatch reindex`")
+
+
 def _section(out: Output, title: str) -> None:
     if out.rich:
         out.console.print(f"[bold]{esc(title)}[/]")
     else:
         out.line(title)
+
+
+# -- duplicates ------------------------------------------------------------------------
+
+MEMBERS_SHOWN = 10
+
+
+def _ref(memory: Memory) -> dict:
+    return {"slug": memory.slug, "label": memory.label}
+
+
+def duplicates_payload(report: DuplicateReport) -> dict:
+    scan = report.scan
+    return {
+        "store": report.store,
+        "threshold": report.threshold,
+        "model": report.model,
+        "limit": report.limit,
+        "compared": scan.compared,
+        "skipped_other_model": scan.skipped_other_model,
+        "without_vector": scan.without_vector,
+        "pair_count": scan.pair_count,
+        "cluster_count": scan.cluster_count,
+        "truncated": scan.truncated,
+        "clusters": [{
+            "size": len(c.members),
+            "best_score": round(c.best_score, 4),
+            "pair_count": c.pair_count,
+            "members": [_ref(m) for m in c.members],
+            "pairs": [{"a": _ref(p.a), "b": _ref(p.b), "score": round(p.score, 4)} for p in c.pairs],
+        } for c in scan.clusters],
+    }
+
+
+def duplicates(out: Output, report: DuplicateReport) -> None:
+    if out.json_mode:
+        out.json(duplicates_payload(report))
+        return
+    scan = report.scan
+    cut = f"cosine ≥ {report.threshold:g}, {_plural(scan.compared, 'memory', 'memories')} compared"
+    for number, cluster in enumerate(scan.clusters, 1):
+        _section(out, f"Cluster {number}: {_plural(len(cluster.members), 'memory', 'memories')},"
+                      f" {_plural(cluster.pair_count, 'pair', 'pairs')}, best {cluster.best_score:.2f}")
+        if out.rich:
+            table(out, ("score", "memory", "memory"),
+                  [(f"{p.score:.2f}", esc(p.a.label), esc(p.b.label)) for p in cluster.pairs])
+        else:
+            for p in cluster.pairs:
+                out.line(f"  {p.score:.2f}  {p.a.label}  <->  {p.b.label}")
+        paired = {m.slug for p in cluster.pairs for m in (p.a, p.b)}
+        others = [m.label for m in cluster.members if m.slug not in paired]
+        if others:
+            more = f" and {len(others) - MEMBERS_SHOWN} more" if len(others) > MEMBERS_SHOWN else ""
+            out.line(f"  also in this cluster: {', '.join(others[:MEMBERS_SHOWN])}{more}")
+    if scan.pairs:
+        first = scan.pairs[0]
+        out.line("Merge a cluster into one memory (remember --overwrite, then forget the rest), or record a"
+                 f" verdict: thatch dedup mark {_q(first.a.label)} {_q(first.b.label)}"
+                 f" --status {'|'.join(VERDICTS)}")
+        out.line(f"\n{report.store}: {_plural(scan.pair_count, 'near-duplicate pair', 'near-duplicate pairs')}"
+                 f" in {_plural(scan.cluster_count, 'cluster', 'clusters')} ({cut})")
+    else:
+        out.line(f"No near-duplicates in {report.store} ({cut}).")
+    if scan.truncated:
+        out.notice(f"showing the best {len(scan.pairs)} of {scan.pair_count} pairs"
+                   f" ({len(scan.clusters)} of {scan.cluster_count} clusters); raise --limit or --threshold")
+    if scan.skipped_other_model:
+        out.notice(f"{_plural(scan.skipped_other_model, 'live memory has', 'live memories have')} a vector of"
+                   f" another model than {report.model} and {'was' if scan.skipped_other_model == 1 else 'were'}"
+                   " not compared; run `thatch reindex`")
+    _without_vector_notice(out, scan.without_vector)
 
 
 # -- rescope / archive --------------------------------------------------------------
@@ -155,7 +234,7 @@ def verdict(out: Output, v: Verdict) -> None:
         return
     was = f" (was {v.previous})" if v.previous and v.previous != v.status else ""
     out.line(f"Marked {v.a.label!r} and {v.b.label!r} in {v.store} as {v.status}{was};"
-             " hygiene will not pair them again until one changes.")
+             " duplicates and hygiene will not report the pair again until one of them changes.")
 
 
 def verdicts(out: Output, store: str, rows: list[dict]) -> None:
@@ -164,6 +243,11 @@ def verdicts(out: Output, store: str, rows: list[dict]) -> None:
         return
     if not rows:
         out.line(f"No dedup verdicts in {store}.")
+        return
+    if out.rich:
+        table(out, ("status", "memory", "memory", "checked"),
+              [(row["status"], esc(row["label_a"] or row["slug_a"]), esc(row["label_b"] or row["slug_b"]),
+                row["checked_at"][:10]) for row in rows])
         return
     for row in rows:
         out.line(f"{row['status']}\t{row['label_a'] or row['slug_a']}\t{row['label_b'] or row['slug_b']}"

@@ -3,7 +3,8 @@ branch-scoped memories, moving and archiving them, dedup verdicts.
 
 Every function takes a `MemoryDB` and works on `db.conn`; none knows about
 the command line, the current directory or git. numpy is imported only by
-`near_duplicates`, the one function that compares vectors.
+`near_duplicates`, the one function that compares vectors (the block-wise
+scan itself is pairscan.py).
 """
 
 from __future__ import annotations
@@ -11,19 +12,26 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .clock import parse_ts
 from .embeddings import model_space
 from .errors import InvalidInput
 from .models import Memory
+from .remember import DUPLICATE_THRESHOLD
 from .store import MemoryDB
 
-DUPLICATE_THRESHOLD = 0.85  # the same cut-off remember uses for its warning
+if TYPE_CHECKING:
+    from .pairscan import PairScan
+
+DEFAULT_PAIR_LIMIT = 200
+MAX_PAIR_LIMIT = 10_000
 DEFAULT_STALE_DAYS = 90
+# Verdicts `dedup mark` records: the original thatch's vocabulary.
+VERDICTS = ("duplicate", "supplement", "contradiction", "unrelated")
 DISTINCT = "distinct"  # the verdict `dedup keep` records
-# Rows per block of the pairwise product: bounds memory at ~block × n floats.
-_BLOCK_CELLS = 8_000_000
+# Scores per block of the pairwise product: ~50 MB peak when every pair passes.
+_BLOCK_CELLS = 1_000_000
 MAX_BRANCH_CHARS = 250
 
 
@@ -42,11 +50,27 @@ class StaleMemory:
 
 
 @dataclass(frozen=True)
+class DuplicateCluster:
+    members: list[Memory]  # every member, by slug
+    pairs: list[DuplicatePair]  # its pairs among the reported ones, best first
+    pair_count: int  # all its pairs, reported or not
+    best_score: float
+
+
+@dataclass(frozen=True)
 class DuplicateScan:
-    pairs: list[DuplicatePair]
+    pairs: list[DuplicatePair]  # the best `limit` pairs, best first
+    pair_count: int  # every pair at or above the threshold
+    clusters: list[DuplicateCluster]  # the clusters holding a reported pair, best first
+    cluster_count: int  # every cluster
     compared: int  # live memories that had a comparable vector
-    without_vector: int  # live memories hygiene could not compare
+    skipped_other_model: int  # live memories with a vector of a space not compared
+    without_vector: int  # live memories with no (usable) vector
     spaces: list[str]  # "space/dim" groups compared separately
+
+    @property
+    def truncated(self) -> bool:
+        return self.pair_count > len(self.pairs)
 
 
 def check_branch_name(name: str, option: str = "branch") -> str:
@@ -73,55 +97,95 @@ def verdicts(db: MemoryDB, store: str) -> list[tuple[str, str, str, str]]:
     ).fetchall()
 
 
-def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_THRESHOLD) -> DuplicateScan:
-    """Pairs of live memories whose stored vectors have cosine >= threshold.
+def check_threshold(value: float) -> float:
+    if not 0 < value <= 1:  # NaN fails too
+        raise InvalidInput(f"--threshold must be above 0 and at most 1, got {value}")
+    return value
+
+
+def check_pair_limit(value: int) -> int:
+    if not 1 <= value <= MAX_PAIR_LIMIT:
+        raise InvalidInput(f"--limit must be between 1 and {MAX_PAIR_LIMIT}, got {value}")
+    return value
+
+
+def check_status(status: str) -> str:
+    value = (status or "").strip().lower()
+    if value not in VERDICTS:
+        raise InvalidInput(f"unknown status {status!r}; use one of {', '.join(VERDICTS)}")
+    return value
+
+
+def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_THRESHOLD,
+                    limit: int = DEFAULT_PAIR_LIMIT, space: str | None = None) -> DuplicateScan:
+    """Pairs of live memories whose stored vectors have cosine >= threshold,
+    grouped into clusters (connected components of the pair graph).
 
     Vectors are compared only within one embedding space and width (a model
-    change leaves old rows comparable to each other, never to new ones).
-    Pairs with any recorded verdict are left out. No model is loaded.
+    change leaves old rows comparable to each other, never to new ones);
+    with `space`, only that space is compared and the rest is counted as
+    skipped. Pairs with any recorded verdict are left out. Only the best
+    `limit` pairs are kept, but counts and cluster memberships cover every
+    pair. No model is loaded.
     """
     import numpy as np
 
+    from .pairscan import scan
     from .vectors import normalise
 
+    threshold, limit = check_threshold(threshold), check_pair_limit(limit)
     live = {m.slug: m for m in live_memories(db, store)}
     groups: dict[tuple[str, int], list[tuple[str, bytes]]] = {}
     for slug, _branch, archived, blob, model in db.vector_rows(store):
         if archived or slug not in live or not blob or len(blob) % 4:
             continue
-        space = model_space(model) or "?"
-        groups.setdefault((space, len(blob) // 4), []).append((slug, blob))
-    decided = {(a, b) for a, b, _status, _at in verdicts(db, store)}
-    pairs: list[DuplicatePair] = []
-    compared = 0
+        groups.setdefault((model_space(model) or "?", len(blob) // 4), []).append((slug, blob))
+    skipped = sum(len(groups.pop(key)) for key in list(groups) if space is not None and key[0] != space)
+    decided = [(a, b) for a, b, _status, _at in verdicts(db, store)]
+    scans: list[tuple[list[str], PairScan]] = []
+    ranked: list[tuple[DuplicatePair, int, int]] = []  # (pair, index in scans, component)
     for (_space, dim), rows in sorted(groups.items()):
-        compared += len(rows)
-        if len(rows) < 2:
-            continue
         slugs = [slug for slug, _ in rows]
+        index = {slug: i for i, slug in enumerate(slugs)}
+        skip = np.array([sorted((index[a], index[b])) for a, b in decided if a in index and b in index],
+                        dtype=np.intp).reshape(-1, 2)
         matrix = normalise(np.frombuffer(b"".join(blob for _, blob in rows), dtype="<f4").reshape(len(rows), dim))
-        count = len(rows)
-        block = max(1, _BLOCK_CELLS // count)
-        for start in range(0, count, block):
-            stop = min(count, start + block)
-            scores = matrix[start:stop] @ matrix.T
-            # Keep each unordered pair once: column index above the row's.
-            rows_idx, cols_idx = np.nonzero(scores >= threshold)
-            for r, c in zip(rows_idx.tolist(), cols_idx.tolist()):
-                i = start + r
-                if c <= i:
-                    continue
-                a, b = sorted((slugs[i], slugs[c]))
-                if (a, b) in decided:
-                    continue
-                pairs.append(DuplicatePair(live[a], live[b], min(1.0, float(scores[r, c]))))
-    pairs.sort(key=lambda p: (-round(p.score, 6), p.a.slug, p.b.slug))
+        found = scan(matrix, threshold, limit=limit, block_cells=_BLOCK_CELLS, skip=(skip[:, 0], skip[:, 1]))
+        owner = {row: c for c, component in enumerate(found.components) for row in component.rows}
+        for i, j, score in found.pairs:
+            a, b = sorted((slugs[i], slugs[j]))
+            ranked.append((DuplicatePair(live[a], live[b], min(1.0, score)), len(scans), owner[i]))
+        scans.append((slugs, found))
+    # Each space's scan kept its best `limit`; keep the best `limit` of all.
+    ranked.sort(key=lambda item: (-round(item[0].score, 6), item[0].a.slug, item[0].b.slug))
+    del ranked[limit:]
+    compared = sum(len(rows) for rows in groups.values())
     return DuplicateScan(
-        pairs=pairs,
+        pairs=[pair for pair, _, _ in ranked],
+        pair_count=sum(found.pair_count for _, found in scans),
+        clusters=_clusters(ranked, scans, live),
+        cluster_count=sum(len(found.components) for _, found in scans),
         compared=compared,
-        without_vector=len(live) - compared,
+        skipped_other_model=skipped,
+        without_vector=len(live) - compared - skipped,
         spaces=[f"{space}/{dim}" for space, dim in sorted(groups)],
     )
+
+
+def _clusters(ranked: list[tuple[DuplicatePair, int, int]], scans: list[tuple[list[str], PairScan]],
+              live: dict[str, Memory]) -> list[DuplicateCluster]:
+    """The clusters that hold a reported pair, each with every member."""
+    shown: dict[tuple[int, int], list[DuplicatePair]] = {}
+    for pair, group, component in ranked:
+        shown.setdefault((group, component), []).append(pair)
+    clusters = []
+    for (group, component), pairs in shown.items():
+        slugs, found = scans[group]
+        part = found.components[component]
+        clusters.append(DuplicateCluster([live[slugs[row]] for row in part.rows], pairs, part.pair_count,
+                                         min(1.0, part.best)))
+    clusters.sort(key=lambda c: (-round(c.best_score, 6), c.members[0].slug))
+    return clusters
 
 
 def stale_memories(db: MemoryDB, store: str, now: datetime, days: int) -> list[StaleMemory]:

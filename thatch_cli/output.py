@@ -38,8 +38,13 @@ class Output:
             self._console = Console(file=self.stdout, highlight=False)
         return self._console
 
+    @staticmethod
+    def dumps(payload: Any) -> str:
+        """Exactly what json() writes (recall's --budget measures it)."""
+        return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
     def json(self, payload: Any) -> None:
-        self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        self.stdout.write(self.dumps(payload))
 
     def line(self, text: str = "") -> None:
         self.stdout.write(text + "\n")

@@ -1,23 +1,27 @@
-"""Finding memories by meaning, with a lexical fallback when no model loads.
+"""Finding memories: hybrid (meaning and words), semantic or lexical ranking.
 
 `search` records nothing; `recall` stamps recall telemetry on what it
 returns, the signal hygiene reads to find stale memories.
 
-Ranking goes through ctx.engine(): the warm daemon (embeds the query and
-searches its cached matrix) or this process; both run search.semantic, so
-results are identical. This module must not import numpy: a warm
-`thatch recall` is python start-up, SQLite, one socket round trip and
-rendering.
+Dense ranking goes through ctx.engine(): the warm daemon (embeds the query
+and searches its cached matrix) or this process; both run search.semantic,
+so results are identical. The lexical ranking is an FTS5 query on this
+process's connection, and fusion.py merges the two. When no model loads,
+every mode answers with the lexical ranking and says so. This module must
+not import numpy: a warm `thatch recall` is python start-up, SQLite, one
+socket round trip and rendering.
 """
 
 from __future__ import annotations
 
 from .context import Context
 from .errors import InvalidInput, ModelUnavailable
-from .models import Hit, Memory
+from .fusion import CANDIDATES, Ranked, alone, fuse
+from .models import Memory
 from .scope import search_stores
 
 MAX_LIMIT = 1000
+MODES = ("hybrid", "semantic", "lexical")
 
 
 # Plain classes rather than dataclasses: a dataclass compiles its methods
@@ -25,19 +29,30 @@ MAX_LIMIT = 1000
 
 
 class Result:
-    __slots__ = ("memory", "score", "match")
+    """A memory, its score in the outcome's mode (fused, cosine or bm25), and
+    where each ranker placed it."""
 
-    def __init__(self, memory: Memory, score: float, match: str) -> None:
-        self.memory, self.score, self.match = memory, score, match
+    __slots__ = ("memory", "ranked")
+
+    def __init__(self, memory: Memory, ranked: Ranked) -> None:
+        self.memory, self.ranked = memory, ranked
+
+    @property
+    def score(self) -> float:
+        return self.ranked.score
+
+    @property
+    def match(self) -> str:
+        return self.ranked.match
 
     def __repr__(self) -> str:
-        return f"Result({self.memory.store}/{self.memory.slug}, score={self.score!r}, match={self.match!r})"
+        return f"Result({self.memory.store}/{self.memory.slug}, {self.ranked!r})"
 
 
 class RecallOutcome:
     __slots__ = ("query", "stores", "branch", "mode", "results", "notices")
 
-    def __init__(self, query: str, stores: list[str], branch: str | None, mode: str,  # mode: semantic/lexical
+    def __init__(self, query: str, stores: list[str], branch: str | None, mode: str,  # the mode that ranked
                  results: list[Result] | None = None, notices: list[str] | None = None) -> None:
         self.query, self.stores, self.branch, self.mode = query, stores, branch, mode
         self.results = results if results is not None else []
@@ -57,42 +72,65 @@ def search(
     branch: str | None = None,
     limit: int = 10,
     include_archived: bool = False,
+    mode: str = "hybrid",
 ) -> RecallOutcome:
     if not query.strip():
         raise InvalidInput("query is empty")
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+    if mode not in MODES:
+        raise InvalidInput(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     stores = search_stores(ctx, store, all_stores)
     branch = branch if branch is not None else ctx.current_branch()
     db = ctx.db()
-    outcome = RecallOutcome(query=query, stores=stores, branch=branch, mode="semantic")
-    try:
-        hits = _semantic(ctx, outcome, limit, include_archived)
-    except ModelUnavailable as exc:
-        outcome.mode = "lexical"
-        outcome.notices.append(f"semantic search unavailable ({exc.message}); showing keyword matches")
-        hits = db.lexical(stores, query, branch=branch, include_archived=include_archived, limit=limit)
-    rows = db.get_many(h.key for h in hits)
-    outcome.results = [Result(rows[h.key], h.score, h.match) for h in hits if h.key in rows]
+    outcome = RecallOutcome(query=query, stores=stores, branch=branch, mode=mode)
+    depth = max(limit, CANDIDATES) if mode == "hybrid" else limit
+    keywords: list = []  # [hits, query weight] once the keyword ranking ran
+
+    def keyword_ranking() -> None:
+        hits = db.lexical(stores, query, branch=branch, include_archived=include_archived, limit=depth)
+        keywords[:] = [hits, db.query_weight(query) if hits and mode == "hybrid" else 0.0]
+
+    dense, lowest = [], None
+    if mode != "lexical":
+        try:
+            # The keyword ranking runs while the daemon embeds the query.
+            dense, lowest = _semantic(ctx, outcome, depth, include_archived,
+                                      keyword_ranking if mode == "hybrid" else None)
+        except ModelUnavailable as exc:
+            outcome.mode = "lexical"
+            outcome.notices.append(f"semantic search unavailable ({exc.message}); showing keyword matches")
+    if outcome.mode != "semantic" and not keywords:
+        keyword_ranking()
+    lexical = keywords[0] if keywords else []
+    if outcome.mode == "hybrid":
+        ranked = fuse(dense, lowest, lexical, keywords[1])
+    else:
+        ranked = alone(dense, "semantic") if outcome.mode == "semantic" else alone(lexical, "lexical")
+    ranked = ranked[:limit]
+    rows = db.get_many(r.key for r in ranked)
+    outcome.results = [Result(rows[r.key], r) for r in ranked if r.key in rows]
     return outcome
 
 
-def _semantic(ctx: Context, outcome: RecallOutcome, limit: int, include_archived: bool) -> list[Hit]:
+def _semantic(ctx: Context, outcome: RecallOutcome, depth: int, include_archived: bool, meanwhile):
     answer = ctx.engine().search(
         outcome.stores,
         query=outcome.query,
         branch=outcome.branch,
         include_archived=include_archived,
-        limit=limit,
+        limit=depth,
         inventory=True,
+        meanwhile=meanwhile,
     )
     if answer.unranked:
         unranked = answer.unranked
         outcome.notices.append(
-            f"{unranked} memor{'y has' if unranked == 1 else 'ies have'} no vector from {answer.model};"
-            " run 'thatch reindex' to include them"
+            f"{unranked} memor{'y has' if unranked == 1 else 'ies have'} no vector from {answer.model}"
+            + (" and can match by keywords only" if outcome.mode == "hybrid" else "")
+            + "; run 'thatch reindex' to include them"
         )
-    return answer.hits
+    return answer.hits, answer.floor
 
 
 def recall(ctx: Context, query: str, **options) -> RecallOutcome:

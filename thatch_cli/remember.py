@@ -17,6 +17,10 @@ from .scope import target_store
 from .slugs import MAX_LABEL_CHARS, derive_label, passage_text, slugify
 
 MAX_CONTENT_BYTES = 64 * 1024
+# The one near-duplicate cut-off: this warning, hygiene and `thatch
+# duplicates` (chosen on tests/data/duplicate_pairs.json, see
+# tests/test_duplicate_threshold.py). Defined here, not in lifecycle, so a
+# save through the daemon imports nothing it does not use.
 DUPLICATE_THRESHOLD = 0.85
 MAX_DUPLICATE_WARNINGS = 3
 
@@ -131,7 +135,10 @@ def find_similar(ctx: Context, memory: Memory, text: str):
     """Embed `text` and find up to three live memories of the same store
     (any branch, never the one being replaced) it nearly repeats. Computed
     before the write, which changes nothing: the memory itself is excluded.
-    A warning only: it never blocks the save."""
+    A warning only: it never blocks the save.
+
+    A passage search: the text is embedded as a passage (never with a BGE
+    query prefix), the way the stored vectors it is compared with were."""
     return ctx.engine().search(
         [memory.store],
         passage=text,

@@ -71,37 +71,6 @@ def remember(out: Output, outcome) -> None:
             out.notice(f"  {s['score']:.2f}  {s['label']}")
 
 
-def recall(out: Output, outcome) -> None:
-    if out.json_mode:
-        out.json({
-            "query": outcome.query,
-            "stores": outcome.stores,
-            "branch": outcome.branch,
-            "mode": outcome.mode,
-            "results": [
-                {**memory_brief(r.memory), "score": round(r.score, 4), "match": r.match,
-                 "snippet": snippet(r.memory), "content": r.memory.public()["content"]}
-                for r in outcome.results
-            ],
-            "notices": outcome.notices,
-        })
-        return
-    for notice in outcome.notices:
-        out.notice(notice)
-    if not outcome.results:
-        out.line(f"No memories match in {', '.join(outcome.stores)}.")
-        return
-    if out.rich:
-        rows = [(f"{r.score:.2f}", esc(r.memory.store), f"[bold]{esc(r.memory.label)}[/]",
-                 esc(r.memory.branch or ""), esc(snippet(r.memory, 80))) for r in outcome.results]
-        table(out, ("score", "store", "label", "branch", "snippet"), rows)
-        return
-    for r in outcome.results:
-        branch = f" [{r.memory.branch}]" if r.memory.branch else ""
-        out.line(f"{r.score:6.3f}  {r.memory.store}  {r.memory.label}{branch}")
-        out.line(f"        {snippet(r.memory)}")
-
-
 def listing(out: Output, store: str, memories: list[Memory]) -> None:
     if out.json_mode:
         out.json({"store": store, "memories": [memory_brief(m) for m in memories]})

@@ -36,10 +36,11 @@ def semantic(
     exclude: set[tuple[str, str]] = frozenset(),
     min_score: float | None = None,
     any_branch: bool = False,
-) -> list[Hit]:
+) -> tuple[list[Hit], float | None]:
+    """The best hits, and the lowest cosine in scope (see vectors.top_scores)."""
     dim = int(query_vector.shape[-1])
     indexes = [loader(store, space, dim) for store in stores]
-    scored = top_scores(
+    scored, floor = top_scores(
         indexes,
         query_vector,
         branch=branch,
@@ -49,7 +50,7 @@ def semantic(
         min_score=min_score,
         any_branch=any_branch,
     )
-    return [Hit(store, slug, score, "semantic") for store, slug, score in scored]
+    return [Hit(store, slug, score, "semantic") for store, slug, score in scored], floor
 
 
 def db_loader(db: MemoryDB) -> VectorLoader:

@@ -78,11 +78,14 @@ def top_scores(
     exclude: set[tuple[str, str]] = frozenset(),
     min_score: float | None = None,
     any_branch: bool = False,
-) -> list[tuple[str, str, float]]:
+) -> tuple[list[tuple[str, str, float]], float | None]:
     """Best (store, slug, cosine) across indexes, ties broken by store then slug
-    so results are identical however the vectors were loaded."""
+    so results are identical however the vectors were loaded; and the lowest
+    cosine among every row in scope (None when there is none), the bottom of
+    the scale hybrid ranking normalises against."""
     query = normalise(query.reshape(-1))
     found: list[tuple[str, str, float]] = []
+    floor: float | None = None
     for index in indexes:
         if not index.slugs:
             continue
@@ -91,6 +94,8 @@ def top_scores(
             continue
         # Multiply first, select after: indexing the matrix would copy it (150 MB at 100k rows).
         scores = (index.matrix @ query)[keep]
+        lowest = float(scores.min())
+        floor = lowest if floor is None else min(floor, lowest)
         if min_score is not None:
             passing = scores >= min_score
             keep, scores = keep[passing], scores[passing]
@@ -103,4 +108,4 @@ def top_scores(
             if (index.store, slug) not in exclude:
                 found.append((index.store, slug, float(scores[i])))
     found.sort(key=lambda hit: (-round(hit[2], 6), hit[0], hit[1]))
-    return found[:limit]
+    return found[:limit], floor

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 # The C module: `import socket` costs ~2 ms more (enum conversions,
 # selectors), on every `thatch recall`.
@@ -56,16 +56,25 @@ class Client:
 
     # -- requests ------------------------------------------------------------------
 
-    def call(self, op: str, payload: bytes = b"", **fields: Any) -> tuple[dict, bytes]:
+    def call(self, op: str, payload: bytes = b"", *, meanwhile: Callable[[], None] | None = None,
+             **fields: Any) -> tuple[dict, bytes]:
         """Send one request and return (header, payload) of a successful
         answer. Raises Unreachable, NotRunning, or RemoteError for an error
-        the daemon reported (model_unavailable, database, bad_request)."""
+        the daemon reported (model_unavailable, database, bad_request).
+        `meanwhile` runs once, after the first send, while the daemon works."""
         header = {"op": op, **self.identity, **fields}
         problem = "no answer"
         for _attempt in range(3):
             sock = self._connection()
             try:
                 protocol.send(sock, header, payload)
+                if meanwhile is not None:
+                    task, meanwhile = meanwhile, None
+                    try:
+                        task()
+                    except BaseException:
+                        self.close()  # its reply is still on the way: never read it as another's
+                        raise
                 reply, data = protocol.receive(sock)
             except TimeoutError:
                 self.close()

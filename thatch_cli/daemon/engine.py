@@ -12,7 +12,7 @@ needs no numpy in the client.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from ..errors import ModelUnavailable
 from ..models import Hit
@@ -28,13 +28,15 @@ if TYPE_CHECKING:
 class Answer:
     """What a search returns: the model's name (as stored in the `model`
     column) and dimension, the hits, how many rows of the searched stores the
-    model cannot rank, and for a passage search the passage's vector."""
+    model cannot rank, for a passage search the passage's vector, and the
+    lowest score of any row in scope (None when nothing was in scope)."""
 
-    __slots__ = ("model", "dim", "hits", "unranked", "vector")
+    __slots__ = ("model", "dim", "hits", "unranked", "vector", "floor")
 
     def __init__(self, model: str, dim: int, hits: list[Hit] | None = None, unranked: int = 0,
-                 vector: bytes | None = None) -> None:
+                 vector: bytes | None = None, floor: float | None = None) -> None:
         self.model, self.dim, self.hits, self.unranked, self.vector = model, dim, hits or [], unranked, vector
+        self.floor = floor
 
     def __repr__(self) -> str:
         return f"Answer(model={self.model!r}, dim={self.dim}, hits={self.hits!r}, unranked={self.unranked})"
@@ -73,13 +75,17 @@ class LocalEngine:
         min_score: float | None = None,
         any_branch: bool = False,
         inventory: bool = False,
+        meanwhile: Callable[[], None] | None = None,
     ) -> Answer:
         """Rank `stores` against a query (embed_query) or a passage
-        (embed_passages; its vector is returned too)."""
+        (embed_passages; its vector is returned too). `meanwhile` is work
+        the caller wants done during the search (run first, in-process)."""
         from ..embeddings import model_space
         from ..search import db_loader, semantic
         from ..vectors import to_blob
 
+        if meanwhile is not None:
+            meanwhile()
         embedder = self.ctx.embedder()
         if query is not None:
             vector = embedder.embed_query(query)
@@ -91,7 +97,7 @@ class LocalEngine:
         if inventory and stores:
             unranked = sum(count for model, length, count in db.vector_inventory(list(stores))
                            if length != 4 * dim or model_space(model) != space)
-        hits = semantic(
+        hits, floor = semantic(
             db_loader(db),
             list(stores),
             vector,
@@ -103,7 +109,7 @@ class LocalEngine:
             min_score=min_score,
             any_branch=any_branch,
         )
-        return Answer(embedder.name, dim, hits, unranked, to_blob(vector) if query is None else None)
+        return Answer(embedder.name, dim, hits, unranked, to_blob(vector) if query is None else None, floor)
 
     def embed_passages(self, texts: Sequence[str]) -> Embedded:
         from ..vectors import to_blob
@@ -149,12 +155,12 @@ class DaemonEngine:
         self.local = LocalEngine(self.ctx)
         return self.local
 
-    def _call(self, op: str, **fields):
+    def _call(self, op: str, meanwhile: Callable[[], None] | None = None, **fields):
         """(reply, payload) from the daemon, or None after falling back."""
         from .client import RemoteError, Unreachable
 
         try:
-            return self.client.call(op, **fields)
+            return self.client.call(op, meanwhile=meanwhile, **fields)
         except RemoteError as err:
             if err.code == "model_unavailable":
                 raise ModelUnavailable(err.message) from None
@@ -163,19 +169,24 @@ class DaemonEngine:
             self._fallback(str(err))
         return None
 
-    def search(self, stores: Sequence[str], **options) -> Answer:
+    def search(self, stores: Sequence[str], *, meanwhile: Callable[[], None] | None = None, **options) -> Answer:
+        """Like LocalEngine.search; `meanwhile` runs while the daemon works."""
+        if meanwhile is not None:
+            meanwhile = _once(meanwhile)
         if self.local is None:
             request = dict(options)
             request["exclude"] = [list(key) for key in request.get("exclude") or ()]
             request = {k: v for k, v in request.items() if v is not None}
-            got = self._call("search", db=os.path.abspath(self.ctx.db_path), stores=list(stores), **request)
+            got = self._call("search", meanwhile, db=os.path.abspath(self.ctx.db_path), stores=list(stores),
+                             **request)
             if got is not None:
                 reply, payload = got
                 hits = [Hit(store, slug, float(score), "semantic") for store, slug, score in reply["hits"]]
+                floor = reply.get("floor")
                 return Answer(reply["model"], int(reply["dim"]), hits, int(reply.get("unranked") or 0),
-                              payload or None)
+                              payload or None, float(floor) if floor is not None else None)
         assert self.local is not None
-        return self.local.search(stores, **options)
+        return self.local.search(stores, meanwhile=meanwhile, **options)
 
     def embed_passages(self, texts: Sequence[str]) -> Embedded:
         if self.local is None:
@@ -214,6 +225,18 @@ class DaemonEngine:
 
     def close(self) -> None:
         self.client.close()
+
+
+def _once(task: Callable[[], None]) -> Callable[[], None]:
+    """`task`, run at most once however often it is called (a daemon that
+    fails after running it hands the search over to this process)."""
+    pending = [task]
+
+    def run() -> None:
+        if pending:
+            pending.pop()()
+
+    return run
 
 
 def make_engine(ctx: "Context"):

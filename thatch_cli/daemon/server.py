@@ -552,7 +552,7 @@ class Server:
             entries[store] = self.cache.entry(db_path, store, space, dim)
             return entries[store].vectors
 
-        hits = semantic(
+        hits, floor = semantic(
             loader,
             stores,
             vector,
@@ -565,7 +565,7 @@ class Server:
             any_branch=bool(request.get("any_branch")),
         )
         unranked = sum(e.unranked for e in entries.values())
-        return {"ok": True, "model": self.model.name, "dim": dim, "unranked": unranked,
+        return {"ok": True, "model": self.model.name, "dim": dim, "unranked": unranked, "floor": floor,
                 "hits": [[h.store, h.slug, h.score] for h in hits]}, returned
 
 

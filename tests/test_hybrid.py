@@ -1,0 +1,229 @@
+"""Hybrid recall: fusion arithmetic, query handling that never errors,
+identifiers found by their exact spelling, ranking modes, the score
+breakdown and the output budget."""
+
+import json
+
+import pytest
+
+from thatch_cli.fusion import alone, fuse
+from thatch_cli.models import Hit
+from thatch_cli.query import MAX_TERMS, fts_query, terms
+from thatch_cli.store import MemoryDB
+
+from conftest import BrokenEmbedder
+
+
+def run_json(cli, *args, **kwargs):
+    result = cli(args[0], "--json", *args[1:], **kwargs)  # before any "--"
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    return json.loads(result.stdout)
+
+
+def slugs(data):
+    return [r["slug"] for r in data["results"]]
+
+
+# -- fusion ------------------------------------------------------------------------
+
+
+def H(slug, score, kind="semantic"):
+    return Hit("s", slug, score, kind)
+
+
+def test_fuse_scales_each_ranking_and_adds_them():
+    dense = [H("a", 0.9), H("b", 0.5), H("c", 0.1)]
+    lexical = [H("c", 6.0, "lexical"), H("b", 1.5, "lexical")]
+    ranked = fuse(dense, 0.1, lexical, query_weight=3.0)
+    scores = {r.key[1]: r.score for r in ranked}
+    assert scores["a"] == pytest.approx(0.5)  # best cosine, no words in common
+    assert scores["b"] == pytest.approx(0.5 * 0.5 + 0.5 * 0.5)  # halfway on both scales
+    assert scores["c"] == pytest.approx(0.0 + 0.5 * 1.0)  # bm25 above a full match is capped at 1
+    b = next(r for r in ranked if r.key[1] == "b")
+    assert (b.dense, b.dense_rank, b.lexical, b.lexical_rank, b.match) == (0.5, 2, 1.5, 2, "both")
+    assert [r.key[1] for r in ranked] == ["a", "b", "c"]  # all 0.5: ties go by store, slug
+
+
+def test_fuse_does_not_give_a_lone_weak_keyword_match_full_marks():
+    # The only lexical hit shares one common word with a long query:
+    # against the query's full weight it scores low, the semantic best stays first.
+    dense = [H("release", 0.38), H("onboarding", 0.10)]
+    ranked = fuse(dense, 0.0, [H("onboarding", 1.3, "lexical")], query_weight=9.0)
+    assert [r.key[1] for r in ranked] == ["release", "onboarding"]
+
+
+def test_fuse_with_one_ranking_empty_or_flat():
+    assert [r.key[1] for r in fuse([], None, [H("x", 2.0, "lexical")], 4.0)] == ["x"]
+    only = fuse([H("a", 0.3), H("b", 0.3)], None, [], 0.0)
+    assert [r.score for r in only] == [0.5, 0.5]  # no spread: both at the top of the scale
+    assert fuse([], None, [], 0.0) == []
+
+
+def test_alone_keeps_the_rankers_own_order_and_scores():
+    ranked = alone([H("b", 0.8), H("a", 0.8)], "semantic")
+    assert [(r.key[1], r.score, r.dense_rank, r.lexical_rank) for r in ranked] == [
+        ("b", 0.8, 1, None), ("a", 0.8, 2, None)]
+
+
+# -- turning text into an FTS5 query -------------------------------------------------
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('"foo" OR bar*(', ["foo", "bar"]),
+    ("C++ -> std::move", ["std move", "c", "std", "move"]),
+    ("what is the port?", ["port"]),
+    ("what is it", ["what", "is", "it"]),  # only function words: keep them
+    ("thatch_cli/db.py", ["thatch cli db py", "thatch", "cli", "db", "py"]),
+    ("ERR_CONN_RESET twice", ["err conn reset", "err", "conn", "reset", "twice"]),
+    ("Naïve CAFÉ", ["naïve", "café"]),
+])
+def test_terms(text, expected):
+    assert terms(text) == expected
+
+
+def test_fts_query_quotes_every_term_and_caps_them():
+    assert fts_query('say "hi"') == '"say" OR "hi"'
+    assert fts_query("-> ::: !!!") is None
+    assert len(terms(" ".join(f"word{i}" for i in range(500)))) == MAX_TERMS
+
+
+NASTY = [
+    '"foo" OR bar*(', "C++ -> std::move", "NEAR(a b, 3)", "label:content", "^start", "a AND", '"', "*", "'",
+    "-x", "{label content}: x", "(((", "x OR OR y", "naïve café 🎉", "->", "\\", "%_", "AND OR NOT",
+]
+
+
+@pytest.fixture
+def notes(cli):
+    for label, body in (
+        ("DB module", "Connection setup lives in thatch_cli/db.py, next to the schema migrations."),
+        ("Reset errors", "The proxy drops idle sockets: ERR_CONN_RESET means retry with backoff."),
+        ("Hook bypass", "Never commit with --no-verify; the pre-commit hook runs the linters."),
+        ("Move semantics", "Return locals by value; an explicit std::move there blocks copy elision."),
+        ("Pinned torch", "Install torch==2.13.0 first so pip takes the CPU wheel."),
+        ("Branch naming", "Feature branches are named fix-login-redirect style, lowercase with dashes."),
+        ("Python modules", "Each python module holds one concern; db helpers stay small."),
+    ):
+        cli("remember", label, body, "--store", "s")
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "lexical", "semantic"])
+def test_punctuation_and_fts_syntax_never_error(cli, notes, mode):
+    for query in NASTY:
+        result = cli("recall", "--store", "s", "--mode", mode, "--json", "--", query)
+        assert result.exit_code == 0, (query, result.output)
+        json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("query, slug", [
+    ("thatch_cli/db.py", "db-module"),
+    ("ERR_CONN_RESET", "reset-errors"),
+    ("--no-verify", "hook-bypass"),
+    ("std::move", "move-semantics"),
+    ("torch==2.13.0", "pinned-torch"),
+    ("fix-login-redirect", "branch-naming"),
+])
+def test_identifiers_are_found_by_their_spelling(cli, notes, query, slug):
+    assert slugs(run_json(cli, "recall", "--store", "s", "--mode", "lexical", "--", query))[0] == slug
+
+
+def test_exact_phrase_outranks_the_same_words_scattered(cli, notes):
+    # "db" and "py"/"python" words appear in "Python modules" too; the
+    # identifier as written is in "DB module" only.
+    found = slugs(run_json(cli, "recall", "thatch_cli/db.py", "--store", "s", "--mode", "lexical"))
+    assert found.index("db-module") < found.index("python-modules")
+
+
+# -- modes and the score breakdown ---------------------------------------------------
+
+
+def test_modes_and_breakdown(cli, notes):
+    hybrid = run_json(cli, "recall", "ERR_CONN_RESET retry", "--store", "s")
+    assert hybrid["mode"] == "hybrid" and hybrid["budget"] is None
+    top = hybrid["results"][0]
+    assert top["slug"] == "reset-errors" and top["match"] == "both"
+    assert top["score"] == top["scores"]["fused"]
+    assert top["scores"]["dense_rank"] >= 1 and top["scores"]["lexical_rank"] == 1
+    assert [r["score"] for r in hybrid["results"]] == sorted((r["score"] for r in hybrid["results"]), reverse=True)
+
+    semantic = run_json(cli, "recall", "ERR_CONN_RESET retry", "--store", "s", "--mode", "semantic")
+    assert semantic["mode"] == "semantic"
+    assert all(r["scores"]["lexical"] is None and r["scores"]["fused"] is None for r in semantic["results"])
+    assert [r["scores"]["dense_rank"] for r in semantic["results"]] == list(range(1, len(semantic["results"]) + 1))
+    assert all(r["score"] == r["scores"]["dense"] for r in semantic["results"])
+
+    lexical = run_json(cli, "recall", "ERR_CONN_RESET retry", "--store", "s", "--mode", "LEXICAL")
+    assert lexical["mode"] == "lexical" and slugs(lexical) == ["reset-errors"]
+    assert lexical["results"][0]["scores"]["dense"] is None and lexical["results"][0]["match"] == "lexical"
+
+
+def test_bad_mode_is_a_one_line_usage_error(cli, notes):
+    result = cli("recall", "x", "--mode", "fuzzy")
+    assert result.exit_code == 2 and "mode must be one of hybrid, semantic, lexical" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_every_mode_degrades_to_keywords_without_a_model(cli, notes):
+    for mode in ("hybrid", "semantic"):
+        data = run_json(cli, "recall", "ERR_CONN_RESET", "--store", "s", "--mode", mode, embedder=BrokenEmbedder())
+        assert data["mode"] == "lexical" and slugs(data) == ["reset-errors"]
+        assert any("semantic search unavailable" in n for n in data["notices"])
+
+
+def test_hybrid_respects_scope_branch_and_archive_on_both_rankers(cli, isolated_env):
+    cli("remember", "wip", "Parser rewrite uses pratt parsing", "--store", "s", "--branch", "feat/parser")
+    cli("remember", "old", "Old parser used pratt parsing too", "--store", "s", "--archived")
+    cli("remember", "other", "Another project's pratt parsing notes", "--store", "t")
+    cli("remember", "main", "Pratt parsing background reading list", "--store", "s")
+    assert slugs(run_json(cli, "recall", "pratt parsing", "--store", "s")) == ["main"]
+    assert set(slugs(run_json(cli, "recall", "pratt parsing", "--store", "s", "--branch", "feat/parser"))) == {
+        "main", "wip"}
+    assert "old" in slugs(run_json(cli, "recall", "pratt parsing", "--store", "s", "--include-archived"))
+    assert slugs(run_json(cli, "recall", "pratt parsing", "--store", "t")) == ["other"]
+
+
+# -- the output budget ---------------------------------------------------------------
+
+
+def test_budget_keeps_whole_results_best_first(cli, notes):
+    full = cli("recall", "db module python", "--store", "s", "--json")
+    everything = [_stable(r) for r in json.loads(full.stdout)["results"]]
+    assert len(everything) >= 4
+    for budget in (50, 400, 900, 1500, 2500, len(full.stdout) + 200):
+        result = cli("recall", "db module python", "--store", "s", "--json", "--budget", str(budget))
+        assert result.exit_code == 0 and len(result.stdout) <= max(budget, _envelope(result.stdout))
+        data = json.loads(result.stdout)
+        kept = [_stable(r) for r in data["results"]]
+        assert kept == everything[: len(kept)]  # a prefix, every record whole
+        assert data["budget"] == {"chars": budget, "omitted": len(everything) - len(kept)}
+        if kept != everything:  # the next result really would not have fitted
+            bigger = {**data, "results": everything[: len(kept) + 1]}
+            assert len(json.dumps(bigger, ensure_ascii=False, indent=2)) + 1 > budget
+
+
+def _stable(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k != "recall_count"}  # each recall stamps it
+
+
+def _envelope(stdout: str) -> int:
+    data = json.loads(stdout)
+    return len(json.dumps({**data, "results": []}, ensure_ascii=False, indent=2)) + 1
+
+
+def test_budget_in_plain_output(cli, notes):
+    full = cli("recall", "db module python", "--store", "s").stdout
+    cut = cli("recall", "db module python", "--store", "s", "--budget", "300")
+    assert cut.exit_code == 0 and 0 < len(cut.stdout) <= 300 and full.startswith(cut.stdout)
+    assert "left out to stay within --budget 300" in cut.stderr
+    assert cli("recall", "x", "--budget", "0").exit_code == 2
+
+
+def test_recall_never_writes_the_database_beyond_telemetry(cli, notes, isolated_env):
+    from pathlib import Path
+
+    before = MemoryDB.open(Path(isolated_env["THATCH_DB"])).list(["s"])
+    for query in NASTY:
+        cli("recall", "--store", "s", "--", query)
+    after = MemoryDB.open(Path(isolated_env["THATCH_DB"])).list(["s"])
+    assert [(m.slug, m.content, m.updated_at) for m in before] == [(m.slug, m.content, m.updated_at) for m in after]
