@@ -51,12 +51,15 @@ _thatch_options() {
     esac
 }
 
-# What option $2 of command path $1 takes: flag (no value), or the kind of value.
+# What option $2 of command path $1 takes: flag (no value), or the kind of value
+# (choices:VALUES for a fixed list).
 _thatch_option_value() {
     case "$1|$2" in
         'archive|--branch'|'archive|-b'|'list|--branch'|'list|-b'|'recall|--branch'|'recall|-b'|'remember|--branch'|'remember|-b'|'rescope|--from'|'rescope|--to') _thatch_r=branches ;;
+        'dedup mark|--status') _thatch_r='choices:duplicate supplement contradiction unrelated' ;;
+        'recall|--mode'|'recall|-m') _thatch_r='choices:hybrid semantic lexical' ;;
         'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo') _thatch_r=files ;;
-        'dedup mark|--status'|'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'recall|--mode'|'recall|-m'|'recall|--budget'|'remember|--confidence'|'remember|-c') _thatch_r=none ;;
+        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'recall|--budget'|'remember|--confidence'|'remember|-c') _thatch_r=none ;;
         'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rescope|--store'|'rescope|-s'|'show|--store'|'show|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;
     esac
@@ -65,9 +68,9 @@ _thatch_option_value() {
 # What argument $2 (counting from 0) of command path $1 takes.
 _thatch_argument() {
     case "$1|$2" in
+        'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
         'import|0') _thatch_r=files ;;
         'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'forget|0'|'show|0') _thatch_r=labels ;;
-        'completion install|0'|'completion show|0'|'init|0') _thatch_r=shells ;;
         'list|0') _thatch_r=stores ;;
         *) _thatch_r=none ;;
     esac
@@ -160,8 +163,8 @@ _thatch() {
             _thatch_values "$want" "$store"
             _thatch_reply_values "$cur"
             ;;
-        shells)
-            COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"))
+        choices:*)
+            COMPREPLY=($(compgen -W "${want#choices:}" -- "$cur"))
             ;;
         files)
             compopt -o filenames 2>/dev/null

@@ -167,6 +167,16 @@ def test_bash_completes_commands_and_options_without_a_process(world):
         "thatch rescope --": ["--from", "--help", "--json", "--store", "--to", "--unscoped"],
         "thatch dedup keep -": ["--help", "--json", "--store", "-h", "-s"],
         "thatch completion install ''": ["bash", "fish", "zsh"],
+        "thatch completion show z": ["zsh"],
+        "thatch init ''": ["bash", "fish", "zsh"],
+        # Fixed choices (cli.one_of), for an option's value in every spelling.
+        "thatch recall --mode ''": ["hybrid", "lexical", "semantic"],
+        "thatch recall 'some\\ query' -m ''": ["hybrid", "lexical", "semantic"],
+        "thatch recall q --mode = s": ["semantic"],
+        "thatch recall --mode lexical ''": [],  # the query
+        "thatch dedup mark a b --status s": ["supplement"],
+        "thatch dedup mark a b --status ''": ["contradiction", "duplicate", "supplement", "unrelated"],
+        "thatch dedup mark --status x": [],
         "thatch hygiene --stale-days ''": [],
         "thatch recall ''": [],
         "thatch -": ["--help", "--version", "-V", "-h"],
@@ -278,6 +288,9 @@ def test_zsh_completes_in_a_real_shell(world, tmp_path):
             ("thatch show -s team/notes t", r"thatch show -s team/notes team\\ thing $"),
             ("thatch completion install z", r"thatch completion install zsh $"),
             ("thatch rescope --from fe", r"thatch rescope --from feat/x $"),
+            ("thatch recall --mode sem", r"thatch recall --mode semantic $"),
+            ("thatch dedup mark a b --status s", r"thatch dedup mark a b --status supplement $"),
+            ("thatch init f", r"thatch init fish $"),
         ]
         for number, (typed, expected) in enumerate(cases):
             term.type(typed + "\t")
@@ -289,6 +302,14 @@ def test_zsh_completes_in_a_real_shell(world, tmp_path):
         term.type("thatch s\t")
         listing = term.read_until(r"stores")
         assert "show" in listing and "Print one memory" in listing
+        # Fixed choices: exactly those, listed below the line before zsh redraws it.
+        for number, typed in enumerate(["thatch recall --mode ", "thatch recall q -m "]):
+            term.type(f"\x15echo SYNC-choices-{number}\n")
+            term.read_until(rf"\nSYNC-choices-{number}\n.*READY> $")
+            term.type(typed + "\t")
+            between = rf"(?s){re.escape(typed)}\n(.+?){re.escape(typed.rstrip())}"
+            listing = re.search(between, term.read_until(between)).group(1)
+            assert sorted(listing.split()) == ["hybrid", "lexical", "semantic"], listing
     finally:
         term.close()
 
@@ -313,7 +334,8 @@ def test_fish_completes_everything(world):
         "thatch ", "thatch hy", "thatch dedup ", "thatch hygiene --st", "thatch show dep",
         "thatch show 'deploy s", "thatch dedup keep deploy\\ steps dep", "thatch show --store team/notes ",
         "thatch rescope --from ", "thatch list ", "thatch completion install ", "thatch recall ",
-        "thatch show TODO",
+        "thatch show TODO", "thatch recall --mode ", "thatch recall q -m ", "thatch dedup mark a b --status s",
+        "thatch dedup mark a b --status ", "thatch init ", "thatch completion show ",
     ]
     got = dict(zip(fish_lines, fish_complete(world, fish_lines)))
     assert {"hygiene", "dedup", "completion", "rescope", "archive"} <= set(got["thatch "])
@@ -330,6 +352,11 @@ def test_fish_completes_everything(world):
     assert set(got["thatch completion install "]) == {"bash", "zsh", "fish"}
     assert got["thatch recall "] == {}
     assert set(got["thatch show TODO"]) == {"TODO: fix deploy"}
+    assert set(got["thatch recall --mode "]) == {"hybrid", "semantic", "lexical"}
+    assert set(got["thatch recall q -m "]) == {"hybrid", "semantic", "lexical"}
+    assert set(got["thatch dedup mark a b --status s"]) == {"supplement"}
+    assert set(got["thatch dedup mark a b --status "]) == {"duplicate", "supplement", "contradiction", "unrelated"}
+    assert set(got["thatch init "]) == set(got["thatch completion show "]) == {"bash", "zsh", "fish"}
 
 
 # -- completion install / show ---------------------------------------------------------------

@@ -1,6 +1,10 @@
 """The fast dispatcher accepts exactly what the Typer CLI accepts, with the
 same values; anything it is unsure of goes to Typer."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 from typer.testing import CliRunner
 
@@ -40,6 +44,12 @@ AGREE = [
     ["forget", "x", "-s", "global"],
     ["stores"],
     ["reindex", "--store", "s", "--json"],
+    # Options with fixed choices (cli.one_of) reach the implementation as the plain str typed.
+    ["recall", "q", "--mode", "lexical"],
+    ["recall", "q", "-m", "SEMANTIC"],
+    ["recall", "q", "--mode=fuzzy"],
+    ["dedup", "mark", "a", "b", "--status", "supplement"],
+    ["dedup", "mark", "a", "b", "--status=bogus", "-s", "global"],
 ]
 
 
@@ -57,3 +67,22 @@ def test_fast_parse_matches_typer(argv, monkeypatch):
 def test_unsure_command_lines_go_to_typer(argv):
     with pytest.raises(fastpath._Fallback):
         fastpath.parse(SPEC, argv)
+
+
+@pytest.mark.parametrize("fast", ["1", "0"], ids=["fast path", "typer"])
+@pytest.mark.parametrize("argv, message", [
+    (["recall", "x", "--mode", "fuzzy"], "mode must be one of hybrid, semantic, lexical, got 'fuzzy'"),
+    (["dedup", "mark", "a", "b", "--status", "bogus"], "unknown status 'bogus'; use one of duplicate,"),
+], ids=["recall --mode", "dedup mark --status"])
+def test_a_value_outside_the_choices_is_one_line_and_exit_2(argv, message, fast, tmp_path):
+    """The library's check answers on both paths: Typer does not validate
+    choices itself (its error would be a multi-line usage box)."""
+    fastpath.parse(SPEC, argv)  # the fast path handles it, rather than handing it to Typer
+    env = {**os.environ, "THATCH_MODEL": "fake:32", "THATCH_FASTPATH": fast, "COLUMNS": "200"}
+    result = subprocess.run([sys.executable, "-m", "thatch_cli", *argv], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("thatch: error: ") and message in lines[0], result.stderr

@@ -67,3 +67,31 @@ def test_hidden_and_internal_commands_are_left_out(monkeypatch, shell):
     text = completions.render_all()[shell]
     assert "_secret" not in text and "ghost" not in text
     assert "ghost" not in man.render() and "_secret" not in man.render()
+
+
+def test_fixed_choices_are_exported_from_the_library_constants():
+    """cli.one_of declares them once, from the constants the library checks against."""
+    import json
+
+    from thatch_cli import completion_install, lifecycle, recall, shellinit
+
+    data = json.loads(spec.SPEC_PATH.read_text(encoding="utf-8"))
+    choices = {(path, p["name"]): p["choices"] for path, command in data["commands"].items()
+               for p in command["params"] if p["choices"]}
+    assert choices == {
+        ("recall", "mode"): list(recall.MODES),
+        ("dedup mark", "status"): list(lifecycle.VERDICTS),
+        ("completion install", "shell"): list(completion_install.SHELLS),
+        ("completion show", "shell"): list(completion_install.SHELLS),
+        ("init", "shell"): list(shellinit.SHELLS),
+    }
+    recall_params = {p["name"]: p for p in data["commands"]["recall"]["params"]}
+    assert recall_params["mode"]["type"] == "str" and recall_params["mode"]["default"] == "hybrid"
+
+
+def test_a_choice_that_needs_quoting_is_refused(monkeypatch):
+    real = cli_model.commands()
+    params = [{**p, "choices": ["ok", "two words"]} if p["name"] == "mode" else p for p in real["recall"]["params"]]
+    monkeypatch.setattr(cli_model, "commands", lambda: {**real, "recall": {**real["recall"], "params": params}})
+    with pytest.raises(ValueError, match="two words"):
+        completions.render_all()

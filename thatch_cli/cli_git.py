@@ -9,13 +9,13 @@ from typing import Optional
 import typer
 
 from . import githooks, shellinit
-from .cli import JsonOpt, app, command
+from .cli import JsonOpt, app, command, one_of
 
 
 @command(shellinit.init, name="init")
 def init(
-    shell: Optional[str] = typer.Argument(None, metavar="[bash|zsh|fish]", show_default=False,
-                                          help="Shell to print the hook for (default: the one running thatch)."),
+    shell: Optional[str] = one_of(shellinit.SHELLS, typer.Argument(
+        None, show_default=False, help="Shell to print the hook for (default: the one running thatch).")),
     deactivate: bool = typer.Option(False, "--deactivate",
                                     help="Print what removes the hook from the running shell instead."),
     as_json: bool = JsonOpt,

@@ -9,8 +9,9 @@ from typing import Optional
 import typer
 
 from . import hygiene_commands as impls
-from .cli import JsonOpt, StoreOpt, app, command
-from .lifecycle import DEFAULT_PAIR_LIMIT, DEFAULT_STALE_DAYS, DUPLICATE_THRESHOLD, MAX_PAIR_LIMIT
+from .cli import JsonOpt, StoreOpt, app, command, one_of
+from .completion_install import SHELLS
+from .lifecycle import DEFAULT_PAIR_LIMIT, DEFAULT_STALE_DAYS, DUPLICATE_THRESHOLD, MAX_PAIR_LIMIT, VERDICTS
 
 
 @command(impls.hygiene)
@@ -89,17 +90,16 @@ def dedup_keep(
 
     Records the status "distinct": both are worth keeping, without saying
     how they relate (`dedup mark` says that: supplement, unrelated, ...).
-    Earlier versions recorded the same status, so existing verdicts keep
-    their meaning. The verdict lasts until either memory is overwritten or
-    forgotten."""
+    The verdict lasts until either memory is overwritten or forgotten."""
 
 
 @command(impls.dedup_mark, "mark", group=dedup_app)
 def dedup_mark(
     label_a: str = typer.Argument(..., metavar="LABEL_A", help="One memory of the pair (label or slug)."),
     label_b: str = typer.Argument(..., metavar="LABEL_B", help="The other memory of the pair."),
-    status: str = typer.Option(..., "--status", metavar="STATUS", show_default=False,
-                               help="duplicate, supplement, contradiction or unrelated."),
+    status: str = one_of(VERDICTS, typer.Option(
+        ..., "--status", metavar="STATUS", show_default=False,
+        help="How the two memories relate: duplicate, supplement, contradiction or unrelated.")),
     store: Optional[str] = StoreOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -124,8 +124,8 @@ app.add_typer(completion_app, name="completion")
 
 @command(impls.completion_install, "install", group=completion_app)
 def completion_install(
-    shell: Optional[str] = typer.Argument(None, metavar="[SHELL]", show_default=False,
-                                          help="bash, zsh or fish (default: the shell you are running)."),
+    shell: Optional[str] = one_of(SHELLS, typer.Argument(
+        None, metavar="[SHELL]", show_default=False, help="bash, zsh or fish (default: the shell you are running).")),
     as_json: bool = JsonOpt,
 ) -> None:
     """Install the completion script where your shell looks for it (safe to re-run)."""
@@ -133,7 +133,7 @@ def completion_install(
 
 @command(impls.completion_show, "show", group=completion_app)
 def completion_show(
-    shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh or fish."),
+    shell: str = one_of(SHELLS, typer.Argument(..., metavar="SHELL", help="bash, zsh or fish.")),
     as_json: bool = JsonOpt,
 ) -> None:
     """Print the completion script for a shell."""

@@ -16,6 +16,13 @@ def _type_name(param) -> str:
     return {bool: "bool", int: "int", float: "float"}.get(annotation, "str")
 
 
+def _choices(param) -> list[str] | None:
+    """The fixed values cli.one_of declared for the parameter, if any."""
+    info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None)
+    choices = getattr(info, "thatch_choices", None)
+    return list(choices) if choices else None
+
+
 def _param(param) -> dict[str, Any]:
     is_option = type(param).__name__.endswith("Option")
     default = param.default
@@ -33,6 +40,7 @@ def _param(param) -> dict[str, Any]:
         "multiple": bool(param.multiple),
         "hidden": bool(getattr(param, "hidden", False)),
         "metavar": param.metavar,
+        "choices": _choices(param),
         "help": getattr(param, "help", None) or "",
     }
 

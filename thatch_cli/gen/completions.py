@@ -22,7 +22,7 @@ from ..fileutil import template
 ROOT = Path(__file__).resolve().parents[2]
 REPO_DIR = ROOT / "completions"
 FILES = {"bash": "thatch.bash", "zsh": "_thatch", "fish": "thatch.fish"}
-SHELL_CHOICES = ("bash", "zsh", "fish")
+SHELL_CHOICES = ("bash", "zsh", "fish")  # the shells scripts are written for
 DYNAMIC = ("labels", "stores", "branches")  # kinds `thatch _complete` answers
 HEADER = "Generated from the CLI definitions by `python -m thatch_cli.gen completions`; do not edit."
 
@@ -34,10 +34,11 @@ HEADER = "Generated from the CLI definitions by `python -m thatch_cli.gen comple
 class Option:
     names: list[str]  # every spelling that sets it, long first (e.g. --store, -s)
     help: str
-    kind: str  # "flag", or what its value completes to: stores labels branches shells files none
+    kind: str  # "flag", or what its value completes to: stores labels branches choices files none
     multiple: bool = False
     negations: list[str] = field(default_factory=list)  # --no-x of a --x/--no-x flag
     metavar: str = "VALUE"
+    choices: tuple[str, ...] = ()  # the fixed values of kind "choices"
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Argument:
     help: str
     kind: str
     required: bool
+    choices: tuple[str, ...] = ()
 
 
 @dataclass
@@ -71,10 +73,13 @@ VERSION_OPTION = Option(["--version", "-V"], "Show the version and exit.", "flag
 
 
 def value_kind(param: dict) -> str:
-    """What a parameter's value completes to, from its name: the CLI keeps
-    the same names for the same things (store, label, branch, shell)."""
+    """What a parameter's value completes to: its declared choices (cli.one_of),
+    else a kind from its name, since the CLI keeps the same names for the same
+    things (store, label, branch)."""
     if param["flag"]:
         return "flag"
+    if param.get("choices"):
+        return "choices"
     name = param["name"].lower().strip("_")
     if name.startswith("store"):
         return "stores"
@@ -82,8 +87,6 @@ def value_kind(param: dict) -> str:
         return "labels"
     if name.startswith("branch") or name.endswith("branch"):
         return "branches"
-    if name == "shell":
-        return "shells"
     metavar = (param.get("metavar") or "").strip("[]").upper()
     if re.search(r"(path|file|dir|output|input|source)", name) or metavar in ("PATH", "FILE", "DIR"):
         return "files"
@@ -96,9 +99,21 @@ def summary(text: str) -> str:
     return line.strip()
 
 
+_CHOICE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
+
+
+def choices(param: dict) -> tuple[str, ...]:
+    """A parameter's fixed values, checked to need no quoting in any shell's list."""
+    values = tuple(param.get("choices") or ())
+    for value in values:
+        if not _CHOICE.fullmatch(value):
+            raise ValueError(f"choice {value!r} of {param['name']} needs quoting; use plain words")
+    return values
+
+
 def _metavar(param: dict) -> str:
     metavar = (param.get("metavar") or "").strip("[]. ")
-    if metavar:
+    if metavar and not param.get("choices"):  # a choices metavar ([a|b]) lists values, not a name
         return metavar
     if param["type"] in ("int", "float"):
         return "N"
@@ -128,7 +143,7 @@ def tree(definitions: dict | None = None) -> Node:
         for param in spec["params"]:
             if param["kind"] == "argument":
                 leaf.arguments.append(Argument(_metavar(param).lower(), param["help"], value_kind(param),
-                                               bool(param["required"])))
+                                               bool(param["required"]), choices(param)))
             elif not param["hidden"]:
                 leaf.options.append(Option(
                     names=sorted(param["opts"], key=lambda o: (not o.startswith("--"), o)),
@@ -137,6 +152,7 @@ def tree(definitions: dict | None = None) -> Node:
                     multiple=bool(param["multiple"]),
                     negations=list(param["secondary_opts"]),
                     metavar=_metavar(param),
+                    choices=choices(param),
                 ))
         leaf.options.append(HELP_OPTION)
         node.children[words[-1]] = leaf
@@ -151,12 +167,20 @@ def _sh(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+def _shword(text: str) -> str:
+    """Bare when the shell reads it as one word as it is, else single-quoted."""
+    return text if re.fullmatch(r"[\w:./+-]+", text) else _sh(text)
+
+
 def _case_arms(arms: list[tuple[list[str], str]], default: str, indent: str = "        ") -> str:
     lines = [f"{indent}{'|'.join(_sh(p) for p in patterns)}) {body} ;;" for patterns, body in arms]
     lines.append(f"{indent}*) {default} ;;")
     return "\n".join(lines)
 
 
+def _bash_kind(item: Option | Argument) -> str:
+    """The kind as _thatch_r holds it; fixed values travel with it ("choices:a b c")."""
+    return f"choices:{' '.join(item.choices)}" if item.kind == "choices" else item.kind
 
 
 def bash(root: Node) -> str:
@@ -168,12 +192,12 @@ def bash(root: Node) -> str:
     for n in nodes:
         for o in n.options:
             if o.kind != "flag":
-                values.setdefault(o.kind, []).extend(f"{n.path}|{name}" for name in o.names)
+                values.setdefault(_bash_kind(o), []).extend(f"{n.path}|{name}" for name in o.names)
     arguments: dict[str, list[str]] = {}
     for n in nodes:
         for index, a in enumerate(n.arguments):
             if a.kind != "none":  # the default arm
-                arguments.setdefault(a.kind, []).append(f"{n.path}|{index}")
+                arguments.setdefault(_bash_kind(a), []).append(f"{n.path}|{index}")
     parts = [
         "# bash completion for thatch                               -*- shell-script -*-",
         f"# {HEADER}",
@@ -193,10 +217,11 @@ def bash(root: Node) -> str:
         "    esac",
         "}",
         "",
-        "# What option $2 of command path $1 takes: flag (no value), or the kind of value.",
+        "# What option $2 of command path $1 takes: flag (no value), or the kind of value",
+        "# (choices:VALUES for a fixed list).",
         "_thatch_option_value() {",
         '    case "$1|$2" in',
-        _case_arms([(patterns, f"_thatch_r={kind}") for kind, patterns in sorted(values.items())],
+        _case_arms([(patterns, f"_thatch_r={_shword(kind)}") for kind, patterns in sorted(values.items())],
                    "_thatch_r=flag"),
         "    esac",
         "}",
@@ -204,7 +229,7 @@ def bash(root: Node) -> str:
         "# What argument $2 (counting from 0) of command path $1 takes.",
         "_thatch_argument() {",
         '    case "$1|$2" in',
-        _case_arms([(patterns, f"_thatch_r={kind}") for kind, patterns in sorted(arguments.items())],
+        _case_arms([(patterns, f"_thatch_r={_shword(kind)}") for kind, patterns in sorted(arguments.items())],
                    "_thatch_r=none"),
         "    esac",
         "}",
@@ -224,9 +249,11 @@ def _zdesc(text: str) -> str:
     return re.sub(r"([\\\[\]:])", r"\\\1", summary(text))
 
 
-def _zaction(kind: str) -> str:
+def _zaction(item: Option | Argument) -> str:
+    if item.kind == "choices":
+        return "(" + " ".join(item.choices) + ")"
     return {"labels": "_thatch_labels", "stores": "_thatch_stores", "branches": "_thatch_branches",
-            "shells": "(bash zsh fish)", "files": "_files"}.get(kind, " ")
+            "files": "_files"}.get(item.kind, " ")
 
 
 def _zoption_specs(option: Option) -> list[str]:
@@ -241,7 +268,7 @@ def _zoption_specs(option: Option) -> list[str]:
             suffix = ""
         else:
             suffix = "=" if name.startswith("--") else "+"
-        value = "" if option.kind == "flag" else f":{option.metavar.lower()}:{_zaction(option.kind)}"
+        value = "" if option.kind == "flag" else f":{option.metavar.lower()}:{_zaction(option)}"
         desc = _zdesc(option.help) if name not in option.negations else _zdesc(f"Negate {option.names[0]}.")
         specs.append(f"{exclusive}{prefix}{name}{suffix}[{desc}]{value}")
     return specs
@@ -286,7 +313,7 @@ def _zsh_node(node: Node) -> list[str]:
     else:
         for index, arg in enumerate(node.arguments, start=1):
             optional = "" if arg.required else ":"
-            specs.append(f"{index}:{optional}{arg.name}:{_zaction(arg.kind)}")
+            specs.append(f"{index}:{optional}{arg.name}:{_zaction(arg)}")
         _zarguments(lines, specs, "-S")
     lines.append("}")
     return lines
@@ -318,12 +345,12 @@ def _fdesc(text: str) -> str:
 
 
 
-def _fish_values(kind: str) -> str:
-    if kind in DYNAMIC:
-        return f"-f -a {_fq(f'(__thatch_values {kind})')}"
-    if kind == "shells":
-        return "-f -a " + _fq(" ".join(SHELL_CHOICES))
-    if kind == "files":
+def _fish_values(item: Option | Argument) -> str:
+    if item.kind in DYNAMIC:
+        return f"-f -a {_fq(f'(__thatch_values {item.kind})')}"
+    if item.kind == "choices":
+        return "-f -a " + _fq(" ".join(item.choices))
+    if item.kind == "files":
         return "-F"
     return "-f"
 
@@ -353,7 +380,7 @@ def fish(root: Node) -> str:
                 flag = f"-l {name[2:]}" if name.startswith("--") else (
                     f"-s {name[1:]}" if len(name) == 2 else f"-o {name[1:]}")
                 desc = f"Negate {o.names[0]}" if negation else _fdesc(o.help)
-                value = "" if o.kind == "flag" or negation else f" -r {_fish_values(o.kind)}"
+                value = "" if o.kind == "flag" or negation else f" -r {_fish_values(o)}"
                 lines.append(f"complete -c thatch -n {at} {flag}{value} -d {_fq(desc)}")
         if n.is_group:
             first = _fq(f"__thatch_arg {_fq(n.path)} 0")
@@ -365,7 +392,7 @@ def fish(root: Node) -> str:
             cond = _fq(f"__thatch_arg {_fq(n.path)} {index}")
             # Values from the database describe themselves; a per-value description would repeat.
             desc = "" if arg.kind in DYNAMIC else f" -d {_fq(_fdesc(arg.help))}"
-            lines.append(f"complete -c thatch -n {cond} {_fish_values(arg.kind)}{desc}")
+            lines.append(f"complete -c thatch -n {cond} {_fish_values(arg)}{desc}")
     return "\n".join(lines) + "\n"
 
 

@@ -17,9 +17,10 @@ ROOT = Path(__file__).resolve().parents[2]
 MAN_PATH = ROOT / "man" / "thatch.1"
 
 DESCRIPTION = [
-    "thatch keeps labelled notes (memories) in a local SQLite database and finds them again by meaning, "
-    "using a small embedding model that runs on your machine, with a full-text fallback when the model "
-    "is unavailable. It is written for coding agents and the people who work beside them.",
+    "thatch keeps labelled notes (memories) in a local SQLite database and finds them again by meaning "
+    "and by their words: recall fuses a small embedding model that runs on your machine with SQLite "
+    "full-text search, and falls back to full-text search alone when the model is unavailable. It is "
+    "written for coding agents and the people who work beside them.",
     "Memories live in stores. Inside a git repository the store is named after the repository "
     "(owner/repo from the origin remote, else the checkout's name); the global store holds knowledge "
     "that is not tied to one project. A memory may be scoped to a branch, in which case it is recalled "
@@ -143,19 +144,28 @@ def _metavar(param: dict) -> str:
     return param["name"].strip("_").upper()
 
 
+def value_roff(param: dict) -> str:
+    """What a parameter takes: its fixed values as literals (a|b|c), else its
+    metavar in italics; an optional argument in brackets."""
+    if param.get("choices"):
+        value = "|".join(opt(choice) for choice in param["choices"])
+        return f"[{value}]" if param["kind"] == "argument" and not param["required"] else value
+    name = _metavar(param)
+    if param["kind"] == "argument" and not param["required"] and not name.startswith("["):
+        name = f"[{name}]"
+    return metavar_roff(name)
+
+
 def _synopsis(path: str, params: list[dict]) -> str:
     parts = [opt("thatch")] + [opt(word) for word in path.split()]
     for param in params:
         if param["kind"] == "option" and param["required"]:
-            parts.append(f"{opt(param['opts'][0])} {var(_metavar(param))}")
+            parts.append(f"{opt(param['opts'][0])} {value_roff(param)}")
     if any(p["kind"] == "option" and not p["required"] and not p["hidden"] for p in params):
         parts.append("[" + var("OPTIONS") + "]")
     for param in params:
         if param["kind"] == "argument" and not param["hidden"]:
-            name = _metavar(param)
-            if not param["required"] and not name.startswith("["):
-                name = f"[{name}]"
-            parts.append(metavar_roff(name))
+            parts.append(value_roff(param))
     return " ".join(parts)
 
 
@@ -165,7 +175,7 @@ def _option_item(param: dict) -> list[str]:
     if param["secondary_opts"]:
         head += " / " + ", ".join(opt(n) for n in param["secondary_opts"])
     if not param["flag"]:
-        head += " " + var(_metavar(param))
+        head += " " + value_roff(param)
     body = " ".join(paragraphs(param["help"])) or "No description."
     default = param["default"]
     if not param["flag"] and default not in (None, "", False) and not param["required"]:
@@ -174,7 +184,7 @@ def _option_item(param: dict) -> list[str]:
 
 
 def _argument_item(param: dict) -> list[str]:
-    head = metavar_roff(_metavar(param))
+    head = value_roff(param)
     return [".TP", head, " ".join(paragraphs(param["help"])) or "No description."]
 
 

@@ -86,8 +86,8 @@ _thatch() {
             _thatch_values "$want" "$store"
             _thatch_reply_values "$cur"
             ;;
-        shells)
-            COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"))
+        choices:*)
+            COMPREPLY=($(compgen -W "${want#choices:}" -- "$cur"))
             ;;
         files)
             compopt -o filenames 2>/dev/null
