@@ -5,7 +5,7 @@ repeated runs of real `thatch` processes, plus ratios measured in the same
 run, and saves it to bench/results/. What it measures:
 
   * light commands (`thatch list`, `thatch stores`) vs `python -c "import typer"`
-  * warm `thatch recall` (daemon up, store cached) vs `thatch list`, at 1k,
+  * warm `thatch recall` (daemon up, store cached; hybrid, and `--mode semantic` for reference) vs `thatch list`, at 1k,
     10k and 100k memories; cold `thatch recall` (THATCH_DAEMON=0) once
   * warm `thatch remember`
   * `thatch import` throughput vs raw `model.encode` on the same texts
@@ -195,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             times = bench.series({
                 "list": lambda: bench.run([*THATCH, "list"], size_env)[0],
                 "recall": lambda: bench.run([*THATCH, "recall", next(queries)], size_env)[0],
+                "semantic": lambda: bench.run([*THATCH, "recall", "--mode", "semantic", next(queries)], size_env)[0],
                 "show": lambda: bench.run([*THATCH, "show", label], size_env)[0],
             })
             list_median = statistics.median(times["list"])
@@ -203,7 +204,10 @@ def main(argv: list[str] | None = None) -> int:
             bench.add(f"`thatch list`, {size:,} memories", times["list"])
             bench.add(f"warm `thatch recall`, {size:,} memories", times["recall"],
                       ratio=("list", ratio), target=f"<= {target}x list" if size >= 10_000 else "",
-                      met=(ratio <= target) if size >= 10_000 else None)
+                      met=(ratio <= target) if size >= 10_000 else None, note="hybrid, the default")
+            bench.add(f"warm `thatch recall --mode semantic`, {size:,} memories", times["semantic"],
+                      ratio=("hybrid/semantic", statistics.median(times["recall"]) / statistics.median(times["semantic"])),
+                      note="dense ranking alone, for reference")
             show_ratio = statistics.median(times["recall"]) / statistics.median(times["show"])
             bench.add(f"`thatch show LABEL`, {size:,} memories", times["show"],
                       ratio=("recall/show", show_ratio), note="one-row light command, for reference")

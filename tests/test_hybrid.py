@@ -227,3 +227,43 @@ def test_recall_never_writes_the_database_beyond_telemetry(cli, notes, isolated_
         cli("recall", "--store", "s", "--", query)
     after = MemoryDB.open(Path(isolated_env["THATCH_DB"])).list(["s"])
     assert [(m.slug, m.content, m.updated_at) for m in before] == [(m.slug, m.content, m.updated_at) for m in after]
+
+
+# -- the keyword ranking's two plans ---------------------------------------------------
+
+
+def _save(db, store, slug, content, *, branch=None, archived=False):
+    from thatch_cli.models import Memory
+
+    now = "2026-11-30T12:00:00.000Z"
+    db.save(Memory(store=store, slug=slug, label=slug, content=content, branch=branch, created_at=now,
+                   updated_at=now), overwrite=False, archived=archived or None)
+
+
+def test_lexical_refills_when_the_best_matches_are_filtered_out(tmp_path):
+    db = MemoryDB.open(tmp_path / "t.db")
+    # 150 archived memories outrank the two live ones (the word three times),
+    # so the candidates FTS5 ranks first are all filtered out.
+    for i in range(150):
+        _save(db, "big", f"old-{i:03d}", "parser parser parser", archived=True)
+    _save(db, "big", "live-a", "the parser notes")
+    _save(db, "big", "live-b", "a parser rewrite plan and more words here", branch="feat/x")
+    found = db.lexical(["big"], "parser", branch=None, include_archived=False, limit=3)
+    assert [h.slug for h in found] == ["live-a"]
+    found = db.lexical(["big"], "parser", branch="feat/x", include_archived=False, limit=3)
+    assert [h.slug for h in found] == ["live-a", "live-b"]
+    assert len(db.lexical(["big"], "parser", branch=None, include_archived=True, limit=3)) == 3
+
+
+def test_lexical_in_a_small_store_of_a_big_index(tmp_path):
+    db = MemoryDB.open(tmp_path / "t.db")
+    for i in range(40):
+        _save(db, "other", f"n{i}", "deploy the service with helm")
+    _save(db, "mine", "deploy", "deploy with the make target")
+    _save(db, "mine", "unrelated", "coffee machine")
+    both = db.lexical(["mine", "other"], "deploy", branch=None, include_archived=False, limit=100)
+    assert len(both) == 41
+    mine = db.lexical(["mine"], "deploy", branch=None, include_archived=False, limit=10)
+    assert [h.slug for h in mine] == ["deploy"] and mine[0].score > 0
+    # both plans rank the same memories the same way
+    assert [h.score for h in both if h.store == "mine"] == [h.score for h in mine]

@@ -17,6 +17,9 @@ from .errors import Conflict, NotFound
 from .models import Hit, Memory, StoreSummary
 from .query import fts_query, quote, terms
 
+# Label counts double, content once; store and slug are not searched.
+_BM25 = "bm25(entries_fts, 0, 0, 2.0, 1.0)"
+
 _COLUMNS = (
     "store, slug, label, content, branch, confidence, archived, created_at, updated_at,"
     " recall_count, last_recalled_at, model"
@@ -39,6 +42,11 @@ def _memory(row: Sequence, embedding: bytes | None = None) -> Memory:
         model=row[11],
         embedding=embedding,
     )
+
+
+def _lexical_hits(rows: Iterable[Sequence]) -> list[Hit]:
+    # bm25 is "smaller is better"; flip it so every score reads higher-is-better.
+    return [Hit(store, slug, -score, "lexical") for store, slug, score in rows]
 
 
 class MemoryDB:
@@ -184,25 +192,61 @@ class MemoryDB:
         match = fts_query(query)
         if match is None:
             return []
-        # Rank inside FTS5 first (store is an UNINDEXED column it can filter
-        # on), then join only those candidates to apply branch and archive:
-        # joining every match before sorting costs 5x more on a big store
-        # with common words. When the filter leaves too few, rank them all.
+        # FTS5 ranks fastest alone: joining every match to entries before
+        # sorting, or filtering on its UNINDEXED store column, costs 2-5x on a
+        # big store with common words. So when the searched stores hold most
+        # memories, take the best candidates from FTS5 alone (enough to
+        # expect `limit` in scope) and check scope, branch and archive on
+        # those; otherwise, or when too few survive, filter while ranking.
+        share = self._share_of_index(stores)
+        if share >= 0.25:
+            candidates = math.ceil(4 * limit / share) + 100
+            ranked = self.conn.execute(
+                f"SELECT store, slug, {_BM25} AS score FROM entries_fts WHERE entries_fts MATCH ?"
+                " ORDER BY score LIMIT ?", (match, candidates)).fetchall()
+            # Ties go by store and slug, as below; sorting on them in SQL would
+            # read both columns of every match.
+            ranked.sort(key=lambda row: (row[2], row[0], row[1]))
+            rows = self._in_scope(ranked, stores, branch, include_archived)[:limit]
+            if len(rows) == limit or len(ranked) < candidates:  # enough, or every match was read
+                return _lexical_hits(rows)
         marks = ",".join("?" * len(stores))
         archived = "" if include_archived else "AND e.archived = 0"
-        for candidates in (max(4 * limit, 400), -1):
-            sql = f"""
-                SELECT f.store, f.slug, f.rank FROM (
-                    SELECT store, slug, bm25(entries_fts, 0, 0, 2.0, 1.0) AS rank FROM entries_fts
-                    WHERE entries_fts MATCH ? AND store IN ({marks}) ORDER BY rank LIMIT ?) AS f
-                JOIN entries e ON e.store = f.store AND e.slug = f.slug
-                WHERE (e.branch IS NULL OR e.branch = '' OR e.branch = ?) {archived}
-                ORDER BY f.rank, f.store, f.slug LIMIT ?"""
-            rows = self.conn.execute(sql, [match, *stores, candidates, branch or "", limit]).fetchall()
-            if len(rows) >= limit:
-                break
-        # bm25 is "smaller is better"; flip it so every score reads higher-is-better.
-        return [Hit(store, slug, -rank, "lexical") for store, slug, rank in rows]
+        rows = self.conn.execute(f"""
+            SELECT f.store, f.slug, f.score FROM (
+                SELECT store, slug, {_BM25} AS score FROM entries_fts
+                WHERE entries_fts MATCH ? AND store IN ({marks})) AS f
+            JOIN entries e ON e.store = f.store AND e.slug = f.slug
+            WHERE (e.branch IS NULL OR e.branch = '' OR e.branch = ?) {archived}
+            ORDER BY f.score, f.store, f.slug LIMIT ?""", [match, *stores, branch or "", limit]).fetchall()
+        return _lexical_hits(rows)
+
+    def _in_scope(self, ranked: list, stores: Sequence[str], branch: str | None, include_archived: bool) -> list:
+        """The rows of `ranked` ((store, slug, ...), in order) that are live
+        (or archived when asked), unscoped or on `branch`, in `stores`."""
+        wanted: dict[str, list[str]] = {}
+        for row in ranked:
+            if row[0] in stores:
+                wanted.setdefault(row[0], []).append(row[1])
+        keep: set[tuple[str, str]] = set()
+        archived = "" if include_archived else "AND archived = 0"
+        for store, slugs in wanted.items():
+            for start in range(0, len(slugs), 500):  # well under SQLite's parameter limit
+                chunk = slugs[start:start + 500]
+                keep.update((store, slug) for (slug,) in self.conn.execute(
+                    f"SELECT slug FROM entries WHERE store = ? AND slug IN ({','.join('?' * len(chunk))})"
+                    f" AND (branch IS NULL OR branch = '' OR branch = ?) {archived}",
+                    [store, *chunk, branch or ""]))
+        return [row for row in ranked if (row[0], row[1]) in keep]
+
+    def _share_of_index(self, stores: Sequence[str]) -> float:
+        """The share of all memories that live in `stores` (1.0 when there are none)."""
+        total = self.conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+        if not total:
+            return 1.0
+        (inside,) = self.conn.execute(
+            f"SELECT count(*) FROM entries WHERE store IN ({','.join('?' * len(stores))})", list(stores)).fetchone()
+        return inside / total
 
     def query_weight(self, query: str) -> float:
         """The summed idf of the query's terms, computed as FTS5's bm25 does
