@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import shutil
 import statistics
@@ -38,6 +37,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from machine import describe  # noqa: E402
 
 MODEL = "fake:384"
 DIM = 384
@@ -138,23 +140,6 @@ def command_seconds(db_path: Path, store: str, runs: int) -> list[float]:
     return seconds
 
 
-def machine() -> str:
-    import numpy
-
-    from thatch_cli import __version__
-
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f"{os.cpu_count()} cores, {cpu}; Linux {platform.release()}; Python {platform.python_version()};"
-            f" numpy {numpy.__version__}; thatch {__version__}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -169,7 +154,7 @@ def main() -> None:
         started = time.perf_counter()
         build(db_path, args.size)
         print(f"Built {len(CASES)} stores of {args.size:,} memories in {time.perf_counter() - started:.1f} s"
-              f" on {machine()}.\n")
+              f" on {describe()}.\n")
         print(f"`thatch duplicates` (threshold 0.85, --limit 200): median of {args.runs} runs each\n")
         print("| store | pairs ≥ 0.85 | clusters | reported pairs | largest cluster | library scan"
               " (median / max) | whole command | traced peak | RSS before → peak | ≤ 10 s |")

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -40,6 +39,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import corpus  # noqa: E402
+from machine import describe  # noqa: E402
 
 THATCH = [sys.executable, "-m", "thatch_cli"]
 
@@ -111,25 +111,6 @@ def fmt(value: float, unit: str) -> str:
     if unit == "MB":
         return f"{value:.0f} MB"
     return f"{value:.1f} {unit}"
-
-
-def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import numpy
-    import torch
-
-    from thatch_cli import __version__
-
-    return (f"{os.cpu_count()} cores (`nproc`), {cpu}, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GB RAM;"
-            f" Linux {platform.release()}; Python {platform.python_version()}; thatch {__version__};"
-            f" numpy {numpy.__version__}; torch {torch.__version__}")
 
 
 def table(bench: Bench) -> str:
@@ -296,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def render(bench: Bench, started_at: datetime, embed_seconds: float | None) -> str:
     lines = [
-        f"Measured {started_at.strftime('%Y-%m-%d %H:%M UTC')} on {machine()}.",
+        f"Measured {started_at.strftime('%Y-%m-%d %H:%M UTC')} on {describe(torch=True)}.",
         "",
         f"Wall-clock time of whole `thatch` processes (Python start-up included), {bench.runs} runs each after"
         " 2 warm-up runs, series interleaved; model all-MiniLM-L6-v2 (384 dimensions).",

@@ -55,12 +55,7 @@ def hygiene(out: Output, report: HygieneReport, exit_code: int) -> None:
     scan, orphans = report.duplicates, report.orphans
     if scan.pairs:
         _section(out, f"Near-duplicates (cosine ≥ {DUPLICATE_THRESHOLD})")
-        if out.rich:
-            table(out, ("score", "memory", "memory"),
-                   [(f"{p.score:.2f}", esc(p.a.label), esc(p.b.label)) for p in scan.pairs])
-        else:
-            for p in scan.pairs:
-                out.line(f"  {p.score:.2f}  {p.a.label}  <->  {p.b.label}")
+        _pairs(out, scan.pairs)
         out.line("  Merge them (remember --overwrite, then forget), or keep both:"
                  f" thatch dedup keep {_q(scan.pairs[0].a.label)} {_q(scan.pairs[0].b.label)}")
     if report.stale:
@@ -101,6 +96,14 @@ def _without_vector_notice(out: Output, count: int) -> None:
     if count:
         out.notice(f"{_plural(count, 'live memory has', 'live memories have')} no vector and"
                    " could not be checked for duplicates; run `thatch reindex`")
+
+
+def _pairs(out: Output, pairs) -> None:
+    if out.rich:
+        table(out, ("score", "memory", "memory"), [(f"{p.score:.2f}", esc(p.a.label), esc(p.b.label)) for p in pairs])
+        return
+    for p in pairs:
+        out.line(f"  {p.score:.2f}  {p.a.label}  <->  {p.b.label}")
 
 
 def _section(out: Output, title: str) -> None:
@@ -151,12 +154,7 @@ def duplicates(out: Output, report: DuplicateReport) -> None:
     for number, cluster in enumerate(scan.clusters, 1):
         _section(out, f"Cluster {number}: {_plural(len(cluster.members), 'memory', 'memories')},"
                       f" {_plural(cluster.pair_count, 'pair', 'pairs')}, best {cluster.best_score:.2f}")
-        if out.rich:
-            table(out, ("score", "memory", "memory"),
-                  [(f"{p.score:.2f}", esc(p.a.label), esc(p.b.label)) for p in cluster.pairs])
-        else:
-            for p in cluster.pairs:
-                out.line(f"  {p.score:.2f}  {p.a.label}  <->  {p.b.label}")
+        _pairs(out, cluster.pairs)
         paired = {m.slug for p in cluster.pairs for m in (p.a, p.b)}
         others = [m.label for m in cluster.members if m.slug not in paired]
         if others:
