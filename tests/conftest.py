@@ -4,8 +4,11 @@ daemon is started unless a test asks for one."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import sys
+import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
@@ -86,6 +89,47 @@ def cli(make_ctx):
 
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+PROBE_OUT_VAR = "THATCH_TEST_PROBE_OUT"
+
+# Runs the real entry module (`python -m thatch_cli`, fast path included) and, at exit,
+# writes the name of every module in sys.modules to the file named by PROBE_OUT_VAR.
+# The variable is taken out of the environment first, so thatch and its children never see it.
+_PROBE = f"""
+import atexit, json, os, runpy, sys
+def _report(out=os.environ.pop({PROBE_OUT_VAR!r})):
+    with open(out, "w") as fh:
+        json.dump(sorted(sys.modules), fh)
+atexit.register(_report)
+sys.argv = ["thatch", *sys.argv[1:]]
+runpy.run_module("thatch_cli", run_name="__main__")
+"""
+
+
+def run_probed(args, *, env: dict[str, str], cwd: Path, tmp_path: Path, timeout: float = 60,
+               input: str | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run `thatch ARGS` in a real process (the real entry point, fast path included); return the
+    finished process and the full names of every module it had imported when it exited.
+
+    Each call records into a fresh file of its own, so a loop or a parametrised test never reads
+    what an earlier run left behind. The set is empty only if the process wrote no record (it
+    died before exiting normally): callers assert that it is not empty before trusting an absence."""
+    out = tmp_path / f"probe-modules-{uuid.uuid4().hex}.json"
+    out.unlink(missing_ok=True)
+    result = subprocess.run([sys.executable, "-c", _PROBE, *args], env={**env, PROBE_OUT_VAR: str(out)}, cwd=cwd,
+                            input=input, capture_output=True, text=True, timeout=timeout)
+    try:
+        modules = set(json.loads(out.read_text()))
+    except FileNotFoundError:
+        return result, set()
+    out.unlink()
+    return result, modules
+
+
+def top_level(modules) -> set[str]:
+    """The top-level packages of these module names: {"rich.console", "json"} -> {"rich", "json"}."""
+    return {name.split(".")[0] for name in modules}
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from thatch_cli.gen import completions as gen
 from thatch_cli.models import Memory
 from thatch_cli.store import MemoryDB
 
-from conftest import git
+from conftest import git, run_probed
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = {shell: ROOT / "completions" / name for shell, name in gen.FILES.items()}
@@ -93,22 +93,17 @@ def test_complete_never_creates_the_database(world, tmp_path):
     assert not (tmp_path / "absent").exists()
 
 
-PROBE = """
-import atexit, json, os, runpy, sys
 HEAVY = ("typer", "click", "rich", "dulwich", "numpy", "torch", "sentence_transformers")
-atexit.register(lambda: print(json.dumps(sorted(m for m in HEAVY if m in sys.modules)), file=sys.stderr))
-sys.argv = ["thatch", "_complete", *sys.argv[1:]]
-runpy.run_module("thatch_cli", run_name="__main__")
-"""
 
 
 @pytest.mark.parametrize("kind", ["labels", "stores", "branches"])
-def test_complete_imports_nothing_heavy(world, kind):
+def test_complete_imports_nothing_heavy(world, kind, tmp_path):
     complete(world, "labels")  # warms the store-identity cache, as any earlier thatch run does
-    result = subprocess.run([sys.executable, "-c", PROBE, kind], cwd=world["repo"], env=world["env"],
-                            capture_output=True, text=True, timeout=30)
+    result, modules = run_probed(["_complete", kind], env=world["env"], cwd=world["repo"], tmp_path=tmp_path,
+                                 timeout=30)
     assert result.returncode == 0 and result.stdout
-    assert json.loads(result.stderr.strip().splitlines()[-1]) == []
+    assert modules, result.stderr  # the probe reported
+    assert sorted(modules & set(HEAVY)) == []
 
 
 def test_complete_is_fast(world):

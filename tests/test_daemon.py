@@ -21,6 +21,8 @@ import pytest
 from thatch_cli import __version__
 from thatch_cli.daemon import protocol, runtime
 
+from conftest import run_probed
+
 FAKE = "fake:64"
 
 
@@ -503,17 +505,11 @@ def test_maybe_warm_imports_nothing_heavy(daemon_env):
 def test_recall_client_imports_no_numpy_when_the_daemon_serves(daemon_env, tmp_path):
     seed(daemon_env)
     thatch(daemon_env, "daemon", "start")
-    out = tmp_path / "mods.json"
-    probe = ("import atexit, json, runpy, sys\n"
-             "target = sys.argv[1]\n"
-             "atexit.register(lambda: json.dump(sorted(m for m in ('numpy', 'torch', 'sentence_transformers',"
-             " 'typer', 'thatch_cli.search', 'thatch_cli.vectors') if m in sys.modules), open(target, 'w')))\n"
-             "sys.argv = ['thatch', 'recall', 'publish']\n"
-             "runpy.run_module('thatch_cli', run_name='__main__')\n")
-    result = subprocess.run([sys.executable, "-c", probe, str(out)], env=daemon_env, capture_output=True,
-                            text=True, timeout=30, cwd=tmp_path)
+    result, modules = run_probed(["recall", "publish"], env=daemon_env, cwd=tmp_path, tmp_path=tmp_path, timeout=30)
     assert result.returncode == 0 and "release" in result.stdout, result.stderr
-    assert json.loads(out.read_text()) == []
+    assert modules, result.stderr  # the probe reported
+    assert sorted(modules & {"numpy", "torch", "sentence_transformers", "typer", "thatch_cli.search",
+                             "thatch_cli.vectors"}) == []
 
 
 # -- the runtime module agrees with the rest of thatch ------------------------------------------

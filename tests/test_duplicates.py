@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +18,7 @@ from thatch_cli.models import Memory
 from thatch_cli.store import MemoryDB
 from thatch_cli.vectors import to_blob
 
+from conftest import run_probed
 from test_fastpath import typer_params
 
 STORE = "acme/widget"
@@ -300,17 +299,6 @@ def test_fast_parse_matches_typer(argv, monkeypatch):
     assert fastpath.parse(fastpath.load_spec(), argv) == typer_params(argv, monkeypatch)
 
 
-PROBE = """
-import atexit, json, os, runpy, sys
-def report():
-    with open(os.environ["PROBE_OUT"], "w") as fh:
-        json.dump(sorted(m for m in ("torch", "sentence_transformers", "transformers", "typer") if m in sys.modules), fh)
-atexit.register(report)
-sys.argv = ["thatch", *json.loads(os.environ["PROBE_ARGS"])]
-runpy.run_module("thatch_cli", run_name="__main__")
-"""
-
-
 @pytest.mark.parametrize("fast", ["1", "0"])
 def test_duplicates_never_loads_the_model(isolated_env, tmp_path, minilm_path, fast):
     """A real process with a loadable model configured: the stored vectors
@@ -318,14 +306,13 @@ def test_duplicates_never_loads_the_model(isolated_env, tmp_path, minilm_path, f
     db = open_db(isolated_env)
     put(db, "a", unit(0), model=minilm_path)
     put(db, "b", unit(5), model=minilm_path)
-    env = {**os.environ, "THATCH_MODEL": minilm_path, "THATCH_STORE": STORE, "THATCH_FASTPATH": fast,
-           "PROBE_OUT": str(tmp_path / "probe.json")}
+    env = {**os.environ, "THATCH_MODEL": minilm_path, "THATCH_STORE": STORE, "THATCH_FASTPATH": fast}
     for args in (["duplicates", "--json"], ["dedup", "mark", "a", "b", "--status", "duplicate"]):
-        result = subprocess.run([sys.executable, "-c", PROBE], env={**env, "PROBE_ARGS": json.dumps(args)},
-                                cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        result, modules = run_probed(args, env=env, cwd=tmp_path, tmp_path=tmp_path)
         assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
-        loaded = json.loads((tmp_path / "probe.json").read_text())
-        assert [m for m in loaded if m != "typer"] == [], (args, loaded)
+        assert modules, (args, result.stderr)  # the probe reported
+        loaded = sorted(modules & {"torch", "sentence_transformers", "transformers"})  # typer may load
+        assert loaded == [], (args, loaded)
         if args[0] == "duplicates":
             assert clusters_of(json.loads(result.stdout)) == [["a", "b"]]
 

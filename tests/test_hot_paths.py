@@ -3,7 +3,6 @@ real `thatch` entry module, with a warm identity cache."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -14,25 +13,16 @@ import pytest
 from thatch_cli.models import Memory
 from thatch_cli.store import MemoryDB
 
+from conftest import run_probed, top_level
+
 FORBIDDEN = ("typer", "click", "rich", "dulwich", "numpy", "torch", "sentence_transformers", "shellingham")
 
-PROBE = """
-import atexit, json, os, runpy, sys
-def report():
-    with open(os.environ["PROBE_OUT"], "w") as fh:
-        json.dump(sorted({{m.split(".")[0] for m in sys.modules}}), fh)
-atexit.register(report)
-sys.argv = ["thatch", *{args!r}]
-runpy.run_module("thatch_cli", run_name="__main__")
-"""
-
-
 def probe(args: list[str], cwd: Path, tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess]:
-    out = tmp_path / "modules.json"
-    result = subprocess.run([sys.executable, "-c", PROBE.format(args=args)], cwd=cwd, capture_output=True,
-                            text=True, env={**os.environ, "PROBE_OUT": str(out)}, timeout=60)
+    """The top-level packages `thatch ARGS` imported, and the finished process."""
+    result, modules = run_probed(args, env=dict(os.environ), cwd=cwd, tmp_path=tmp_path)
     assert "Traceback" not in result.stderr, result.stderr
-    return set(json.loads(out.read_text())), result
+    assert modules, result.stderr  # the probe reported
+    return top_level(modules), result
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from thatch_cli.models import Memory
 from thatch_cli.store import MemoryDB
 from thatch_cli.vectors import to_blob
 
-from conftest import FIXED_NOW, git
+from conftest import FIXED_NOW, git, run_probed
 
 STORE = "acme/widget"
 KEYS = {"store", "clean", "exit_code", "checked_at", "stale_days", "duplicates", "duplicate_check", "stale",
@@ -315,26 +313,14 @@ def test_archive_branch(cli, repo, isolated_env):
 # -- real processes ---------------------------------------------------------------------
 
 
-PROBE = """
-import atexit, json, os, runpy, sys
-def report():
-    with open(os.environ["PROBE_OUT"], "w") as fh:
-        json.dump(sorted(m for m in ("numpy", "typer", "torch", "dulwich") if m in sys.modules), fh)
-atexit.register(report)
-sys.argv = ["thatch", *json.loads(os.environ["PROBE_ARGS"])]
-runpy.run_module("thatch_cli", run_name="__main__")
-"""
-
-
 def test_fast_path_runs_the_commands_with_their_exit_codes(tmp_path, repo):
     env = {**os.environ, "THATCH_MODEL": "fake:64"}
 
     def thatch(*args):
-        out = tmp_path / "probe.json"
-        result = subprocess.run([sys.executable, "-c", PROBE], cwd=repo, capture_output=True, text=True,
-                                env={**env, "PROBE_OUT": str(out), "PROBE_ARGS": json.dumps(args)}, timeout=60)
+        result, modules = run_probed(args, env=env, cwd=repo, tmp_path=tmp_path)
         assert "Traceback" not in result.stderr, result.stderr
-        return result, json.loads(out.read_text())
+        assert modules, result.stderr  # the probe reported
+        return result, sorted(modules & {"numpy", "typer", "torch", "dulwich"})
 
     thatch("remember", "Deploy steps", "run make deploy to push the release to prod")
     thatch("remember", "Deploy notes", "run make deploy to push the release to prod now")

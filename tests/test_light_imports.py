@@ -1,33 +1,22 @@
 """Light commands never load the model stack: checked in real processes."""
 
-import json
 import os
 import subprocess
 import sys
 
 import pytest
 
-HEAVY = ("torch", "sentence_transformers", "numpy", "transformers")
+from conftest import run_probed
 
-PROBE = """
-import runpy, sys, atexit, json, os
-def report():
-    heavy = sorted(m for m in {heavy!r} if m in sys.modules)
-    with open(os.environ["PROBE_OUT"], "w") as fh:
-        json.dump(heavy, fh)
-atexit.register(report)
-sys.argv = ["thatch", *{args!r}]
-runpy.run_module("thatch_cli", run_name="__main__")
-"""
+HEAVY = ("torch", "sentence_transformers", "numpy", "transformers")
 
 
 def _loaded(args, env, tmp_path, cwd):
-    out = tmp_path / "probe.json"
-    code = PROBE.format(heavy=HEAVY, args=list(args))
-    result = subprocess.run([sys.executable, "-c", code], env={**env, "PROBE_OUT": str(out)}, cwd=cwd,
-                            capture_output=True, text=True, timeout=60)
+    """The HEAVY modules `thatch ARGS` imported, through the shared probe, and the finished process."""
+    result, modules = run_probed(args, env=env, cwd=cwd, tmp_path=tmp_path)
     assert "Traceback" not in result.stderr, result.stderr
-    return json.loads(out.read_text()), result
+    assert modules, result.stderr  # the probe reported
+    return sorted(modules & set(HEAVY)), result
 
 
 @pytest.fixture
@@ -53,7 +42,7 @@ def test_light_commands_do_not_import_the_model_stack(populated, tmp_path, args,
 
 
 def test_probe_detects_heavy_imports(populated, tmp_path):
-    """The probe itself works: recall with the fake model does load numpy."""
+    """The shared probe (conftest.run_probed) itself works: recall with the fake model does load numpy."""
     heavy, result = _loaded(["recall", "build"], populated, tmp_path, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "numpy" in heavy
