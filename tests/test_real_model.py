@@ -109,3 +109,34 @@ def test_offline_cli_saves_and_recalls_lexically_then_reindex_fills(tmp_path, is
     assert json.loads(fixed.stdout)["embedded"] == 1
     semantic = json.loads(run("recall", "publish a new version", "--json", THATCH_MODEL=minilm_path).stdout)
     assert semantic["mode"] == "hybrid" and semantic["results"][0]["slug"] == "release-process"
+
+
+IDENTIFIER_NOTES = {
+    "DB module": "Connection setup lives in thatch_cli/db.py, next to the schema migrations.",
+    "Reset errors": "The proxy drops idle sockets: ERR_CONN_RESET means retry with backoff.",
+    "Hook bypass": "Never commit with --no-verify; the pre-commit hook runs the linters.",
+    "Pinned torch": "Install torch==2.13.0 first so pip takes the CPU wheel.",
+    "Python modules": "Each python module holds one concern; db helpers stay small.",
+    "Network errors": "Connection refused errors from the proxy usually mean the VPN dropped.",
+    "Git hooks": "The pre-commit hook runs ruff and mypy; install it with pre-commit install.",
+    "Torch install": "PyTorch wheels for CUDA are huge; prefer the CPU build in CI.",
+}
+
+
+def test_hybrid_finds_identifiers_and_paraphrases_first(make_ctx, minilm):
+    ctx = make_ctx(embedder=minilm)
+    for label, body in IDENTIFIER_NOTES.items():
+        remember(ctx, body, label, store="s")
+    cases = {
+        "db.py": "db-module",
+        "thatch_cli/db.py": "db-module",
+        "ERR_CONN_RESET": "reset-errors",
+        "--no-verify": "hook-bypass",
+        "torch==2.13.0": "pinned-torch",
+        "connection reset by peer": "reset-errors",
+        "skip the pre-commit checks": "hook-bypass",
+    }
+    for query, slug in cases.items():
+        outcome = recall(ctx, query, store="s", limit=3)
+        assert outcome.mode == "hybrid"
+        assert outcome.results[0].memory.slug == slug, (query, [r.memory.slug for r in outcome.results])
