@@ -170,3 +170,62 @@ def test_timestamps_written_like_the_original():
     assert format_ts(parse_ts("2026-11-30T12:00:00.123Z")) == "2026-11-30T12:00:00.123Z"
     assert format_ts(parse_ts("2026-11-30T12:00:00Z")) == "2026-11-30T12:00:00.000Z"
     assert parse_ts("garbage") is None and parse_ts(None) is None
+
+
+def _fts_consistent(conn) -> None:
+    """The index holds exactly one row per memory, and the map points at it."""
+    entries = sorted(conn.execute("SELECT store, slug, label, content FROM entries").fetchall())
+    indexed = sorted(conn.execute("SELECT store, slug, label, content FROM entries_fts").fetchall())
+    assert indexed == entries
+    mapped = sorted(conn.execute(
+        "SELECT m.store, m.slug, f.label, f.content FROM thatch_cli_fts_rows m"
+        " JOIN entries_fts f ON f.rowid = m.fts_rowid").fetchall())
+    assert mapped == entries
+
+
+def test_writes_from_any_tool_keep_the_index_exact(tmp_path):
+    path = tmp_path / "thatch.db"
+    store = MemoryDB.open(path)
+    store.ensure_store("s")
+    store.close()
+    conn = sqlite3.connect(path)  # the original's own SQL, through our triggers
+    rows = [(f"n{i}", "s", f"note {i}", f"# note {i}\n\nbody {i}", "2026-03-01T00:00:00.000Z",
+             "2026-03-01T00:00:00.000Z") for i in range(20)]
+    conn.executemany("INSERT INTO entries (slug, store, label, content, created_at, updated_at)"
+                     " VALUES (?,?,?,?,?,?)", rows)
+    conn.execute("DELETE FROM entries WHERE slug IN ('n3', 'n7')")
+    conn.execute("UPDATE entries SET content = '# note 5\n\nrewritten zebra' WHERE slug = 'n5'")
+    conn.execute("UPDATE entries SET slug = 'renamed', label = 'renamed' WHERE slug = 'n9'")
+    conn.execute("UPDATE entries SET archived = 1 WHERE slug = 'n1'")  # not an indexed column
+    conn.commit()
+    _fts_consistent(conn)
+    conn.close()
+    store = MemoryDB.open(path)
+    assert [h.slug for h in store.lexical(["s"], "zebra", branch=None, include_archived=False, limit=5)] == ["n5"]
+    assert store.lexical(["s"], "body 3", branch=None, include_archived=False, limit=50)[0].slug != "n3"
+    _fts_consistent(store.conn)
+
+
+def test_schema_2_index_is_rebuilt_with_its_map(tmp_path):
+    """A database last written by schema 2 (index triggers without the map)
+    gets the map filled and the new triggers; search results stay the same."""
+    path = tmp_path / "thatch.db"
+    store = MemoryDB.open(path)
+    conn = store.conn
+    conn.execute("DROP TABLE thatch_cli_fts_rows")
+    for name in ("entries_fts_ai", "entries_fts_ad", "entries_fts_au"):
+        conn.execute(f"DROP TRIGGER {name}")
+    for statement in dbmod._split(dbmod._MIGRATIONS[1]):
+        if "entries_fts_a" in statement and statement.startswith("CREATE TRIGGER"):
+            conn.execute(statement)
+    conn.execute("UPDATE thatch_cli_meta SET value = '2' WHERE key = 'schema_version'")
+    store.ensure_store("s")
+    conn.executemany("INSERT INTO entries (slug, store, label, content, created_at, updated_at) VALUES (?,?,?,?,?,?)",
+                     [("a", "s", "a", "# a\n\nalpha words", "t", "t"), ("b", "s", "b", "# b\n\nbeta words", "t", "t")])
+    store.close()
+    store = MemoryDB.open(path)
+    assert int(store.conn.execute("SELECT value FROM thatch_cli_meta WHERE key='schema_version'").fetchone()[0]) == 3
+    _fts_consistent(store.conn)
+    store.conn.execute("DELETE FROM entries WHERE slug = 'a'")
+    _fts_consistent(store.conn)
+    assert [h.slug for h in store.lexical(["s"], "words", branch=None, include_archived=False, limit=5)] == ["b"]
