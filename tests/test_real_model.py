@@ -33,22 +33,26 @@ def minilm(minilm_path):
     return embedder
 
 
+def assert_found_first(ctx, notes: dict, cases: dict, modes: tuple[str, ...]) -> None:
+    """Save `notes` (label -> body) in store "s"; each query of `cases` must
+    rank its memory first, strictly ahead of the second, in every mode."""
+    for label, body in notes.items():
+        remember(ctx, body, label, store="s")
+    for mode in modes:
+        for query, slug in cases.items():
+            outcome = recall(ctx, query, store="s", limit=3, mode=mode)
+            assert outcome.mode == mode
+            assert outcome.results[0].memory.slug == slug, (mode, query, [r.memory.slug for r in outcome.results])
+            assert outcome.results[0].score > outcome.results[1].score, (mode, query)
+
+
 def test_paraphrased_query_finds_the_intended_memory(make_ctx, minilm):
-    ctx = make_ctx(embedder=minilm)
-    for label, body in NOTES.items():
-        remember(ctx, body, label, store="acme/widget")
-    cases = {
+    assert_found_first(make_ctx(embedder=minilm), NOTES, {
         "how do I publish a new version of the package": "release-process",
         "which storage engine do we use and why": "database-choice",
         "what should a new hire set up on their computer": "onboarding",
         "formatter to apply before pushing code": "code-style",
-    }
-    for mode in ("semantic", "hybrid"):
-        for query, slug in cases.items():
-            outcome = recall(ctx, query, store="acme/widget", limit=3, mode=mode)
-            assert outcome.mode == mode
-            assert outcome.results[0].memory.slug == slug, (mode, query, [r.memory.slug for r in outcome.results])
-            assert outcome.results[0].score > outcome.results[1].score
+    }, ("semantic", "hybrid"))
 
 
 def test_vectors_are_normalised_float32_with_the_model_name(make_ctx, minilm, minilm_path):
@@ -124,10 +128,7 @@ IDENTIFIER_NOTES = {
 
 
 def test_hybrid_finds_identifiers_and_paraphrases_first(make_ctx, minilm):
-    ctx = make_ctx(embedder=minilm)
-    for label, body in IDENTIFIER_NOTES.items():
-        remember(ctx, body, label, store="s")
-    cases = {
+    assert_found_first(make_ctx(embedder=minilm), IDENTIFIER_NOTES, {
         "db.py": "db-module",
         "thatch_cli/db.py": "db-module",
         "ERR_CONN_RESET": "reset-errors",
@@ -135,8 +136,4 @@ def test_hybrid_finds_identifiers_and_paraphrases_first(make_ctx, minilm):
         "torch==2.13.0": "pinned-torch",
         "connection reset by peer": "reset-errors",
         "skip the pre-commit checks": "hook-bypass",
-    }
-    for query, slug in cases.items():
-        outcome = recall(ctx, query, store="s", limit=3)
-        assert outcome.mode == "hybrid"
-        assert outcome.results[0].memory.slug == slug, (query, [r.memory.slug for r in outcome.results])
+    }, ("hybrid",))
