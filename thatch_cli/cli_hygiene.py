@@ -71,6 +71,9 @@ def archive(
     """Archive every live memory of a branch: kept as record, left out of recall and hygiene."""
 
 
+LabelA = typer.Argument(..., metavar="LABEL_A", help="One memory of the pair (label or slug).")
+LabelB = typer.Argument(..., metavar="LABEL_B", help="The other memory of the pair.")
+
 dedup_app = typer.Typer(
     help="Verdicts on near-duplicate pairs, so duplicates and hygiene stop reporting them.",
     no_args_is_help=True,
@@ -81,8 +84,8 @@ app.add_typer(dedup_app, name="dedup")
 
 @command(impls.dedup_keep, "keep", group=dedup_app)
 def dedup_keep(
-    label_a: str = typer.Argument(..., metavar="LABEL_A", help="One memory of the pair (label or slug)."),
-    label_b: str = typer.Argument(..., metavar="LABEL_B", help="The other memory of the pair."),
+    label_a: str = LabelA,
+    label_b: str = LabelB,
     store: Optional[str] = StoreOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -95,8 +98,8 @@ def dedup_keep(
 
 @command(impls.dedup_mark, "mark", group=dedup_app)
 def dedup_mark(
-    label_a: str = typer.Argument(..., metavar="LABEL_A", help="One memory of the pair (label or slug)."),
-    label_b: str = typer.Argument(..., metavar="LABEL_B", help="The other memory of the pair."),
+    label_a: str = LabelA,
+    label_b: str = LabelB,
     status: str = one_of(VERDICTS, typer.Option(
         ..., "--status", metavar="STATUS", show_default=False,
         help="How the two memories relate: duplicate, supplement, contradiction or unrelated.")),

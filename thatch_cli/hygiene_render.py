@@ -190,8 +190,7 @@ def _change_lines(out: Output, memories: list[Memory]) -> None:
 def rescoped(out: Output, change: BranchChange) -> None:
     target = change.to
     if out.json_mode:
-        out.json({"store": change.store, "from": change.branch, "to": target, "changed": len(change.memories),
-                  "memories": [memory_brief(m) for m in change.memories], "branches_left": change.branches_left})
+        out.json(_change_json(change, {"from": change.branch, "to": target}))
         return
     where = f"branch {target}" if target is not None else "unscoped (project-wide)"
     if not change.memories:
@@ -205,8 +204,7 @@ def rescoped(out: Output, change: BranchChange) -> None:
 
 def archived(out: Output, change: BranchChange) -> None:
     if out.json_mode:
-        out.json({"store": change.store, "branch": change.branch, "changed": len(change.memories),
-                  "memories": [memory_brief(m) for m in change.memories], "branches_left": change.branches_left})
+        out.json(_change_json(change, {"branch": change.branch}))
         return
     if not change.memories:
         out.line(f"No live memories scoped to branch {change.branch} in {change.store}; nothing archived.")
@@ -215,6 +213,11 @@ def archived(out: Output, change: BranchChange) -> None:
     out.line(f"Archived {_plural(len(change.memories), 'memory', 'memories')} of branch {change.branch}"
              f" in {change.store}:")
     _change_lines(out, change.memories)
+
+
+def _change_json(change: BranchChange, which: dict) -> dict:
+    return {"store": change.store, **which, "changed": len(change.memories),
+            "memories": [memory_brief(m) for m in change.memories], "branches_left": change.branches_left}
 
 
 def _branches_hint(out: Output, change: BranchChange) -> None:

@@ -18,8 +18,8 @@ from .slugs import MAX_LABEL_CHARS, derive_label, passage_text, slugify
 
 MAX_CONTENT_BYTES = 64 * 1024
 # The one near-duplicate cut-off: this warning, hygiene and `thatch
-# duplicates` (chosen on tests/data/duplicate_pairs.json, see
-# tests/test_duplicate_threshold.py). Defined here, not in lifecycle, so a
+# duplicates` (chosen on tests/data/duplicate_pairs.json: python
+# bench/duplicate_threshold.py). Defined here, not in lifecycle, so a
 # save through the daemon imports nothing it does not use.
 DUPLICATE_THRESHOLD = 0.85
 MAX_DUPLICATE_WARNINGS = 3
