@@ -162,7 +162,7 @@ def build_db(path: Path, size: int, vectors, model_name: str) -> None:
     import numpy as np
 
     sys.path.insert(0, str(HERE.parent))
-    from thatch_cli.store import MemoryDB
+    from thatch_cli.storage.memories import MemoryDB
 
     notes = unique_notes()
     rng = random.Random(SEED + size)

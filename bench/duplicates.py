@@ -64,8 +64,8 @@ def vectors(case: str, size: int):
 
 
 def build(db_path: Path, size: int) -> None:
-    from thatch_cli.models import Memory
-    from thatch_cli.store import MemoryDB
+    from thatch_cli.records import Memory
+    from thatch_cli.storage.memories import MemoryDB
 
     db = MemoryDB.open(db_path)
     # Setup only: one fsync per save would make building take minutes.

@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from thatch_cli import githooks, shellinit  # noqa: E402
-from thatch_cli.models import Memory  # noqa: E402
-from thatch_cli.store import MemoryDB  # noqa: E402
+from thatch_cli.records import Memory  # noqa: E402
+from thatch_cli.storage.memories import MemoryDB  # noqa: E402
 
 THATCH = shutil.which("thatch") or str(Path(sys.executable).with_name("thatch"))
 CALLS = 2000  # hook calls per shell run

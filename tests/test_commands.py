@@ -5,9 +5,10 @@ import json
 import pytest
 
 from thatch_cli.embeddings import FakeEmbedder
-from thatch_cli.store import MemoryDB
+from thatch_cli.storage import maintenance
+from thatch_cli.storage.memories import MemoryDB
 
-from conftest import BrokenEmbedder, git
+from helpers import BrokenEmbedder, git
 
 
 def run_json(cli, *args, **kwargs):
@@ -73,8 +74,8 @@ def test_existing_label_is_an_error_and_changes_nothing(cli, isolated_env):
 def test_overwrite_replaces_keeps_history_and_clears_verdicts(cli, make_ctx, isolated_env):
     cli("remember", "note", "one", "--store", "s", "--confidence", "3", "--branch", "feat")
     store = db(isolated_env)
-    store.mark_pair("s", "note", "other", "distinct", "2026-01-01T00:00:00.000Z")
-    store.mark_pair("s", "x", "y", "distinct", "2026-01-01T00:00:00.000Z")
+    maintenance.record_verdict(store, "s", "note", "other", "distinct", "2026-01-01T00:00:00.000Z")
+    maintenance.record_verdict(store, "s", "x", "y", "distinct", "2026-01-01T00:00:00.000Z")
     created = store.get("s", "note").created_at
     later = make_ctx(clock=lambda: __import__("datetime").datetime(2027, 1, 1, tzinfo=__import__("datetime").timezone.utc))
     code, data = run_json(cli, "remember", "note", "two", "--store", "s", "--overwrite", ctx=later)
@@ -83,8 +84,8 @@ def test_overwrite_replaces_keeps_history_and_clears_verdicts(cli, make_ctx, iso
     assert memory.content == "# note\n\ntwo"
     assert memory.created_at == created and memory.updated_at.startswith("2027-01-01")
     assert memory.branch == "feat" and memory.confidence == 3  # kept when not given
-    assert store.pair_status("s", "note", "other") is None
-    assert store.pair_status("s", "x", "y") == "distinct"
+    assert maintenance.verdict_of(store, "s", "note", "other") is None
+    assert maintenance.verdict_of(store, "s", "x", "y") == "distinct"
 
 
 def test_archived_memory_needs_explicit_choice(cli, isolated_env):
@@ -196,7 +197,7 @@ def test_recall_includes_current_branch_only(cli, seeded):
 
 
 def test_recall_stamps_telemetry_search_does_not(cli, seeded, make_ctx, isolated_env):
-    from thatch_cli.recall import search
+    from thatch_cli.ops.recall import search
 
     store = db(isolated_env)
     assert store.get("acme/widget", "release").recall_count == 0
@@ -272,11 +273,11 @@ def test_show(cli, seeded):
 
 def test_forget_clears_verdicts(cli, seeded, isolated_env):
     store = db(isolated_env)
-    store.mark_pair("acme/widget", "release", "x", "distinct", "2026-01-01T00:00:00.000Z")
+    maintenance.record_verdict(store, "acme/widget", "release", "x", "distinct", "2026-01-01T00:00:00.000Z")
     code, data = run_json(cli, "forget", "release", cwd=seeded)
     assert code == 0 and data["forgotten"]["slug"] == "release"
     assert store.get("acme/widget", "release") is None
-    assert store.pair_status("acme/widget", "release", "x") is None
+    assert maintenance.verdict_of(store, "acme/widget", "release", "x") is None
     assert cli("forget", "release", cwd=seeded).exit_code == 3
     assert cli("forget", "elsewhere", "--store", "other/repo", cwd=seeded).exit_code == 0
 

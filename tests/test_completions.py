@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli import completion_install
+from thatch_cli.integrations import completion as completion_install
 from thatch_cli.gen import completions as gen
-from thatch_cli.models import Memory
-from thatch_cli.store import MemoryDB
+from thatch_cli.records import Memory
+from thatch_cli.storage.memories import MemoryDB
 
-from conftest import git, run_probed
+from helpers import git, run_probed
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = {shell: ROOT / "completions" / name for shell, name in gen.FILES.items()}

@@ -21,7 +21,7 @@ import pytest
 from thatch_cli import __version__
 from thatch_cli.daemon import protocol, runtime
 
-from conftest import run_probed
+from helpers import daemon_pids, reap_zombie_children, run_probed, stop_all, wait_until
 
 FAKE = "fake:64"
 
@@ -40,66 +40,6 @@ def thatch(env: dict, *args: str, input: str | None = None, timeout: float = 60)
 def thatch_json(env: dict, *args: str, **kwargs) -> tuple[int, dict, str]:
     result = thatch(env, *args, "--json", **kwargs)
     return result.returncode, json.loads(result.stdout), result.stderr
-
-
-def daemon_pids(env: dict) -> list[int]:
-    """Live daemon processes started for this test's runtime dir."""
-    marker = f"XDG_RUNTIME_DIR={env['XDG_RUNTIME_DIR']}".encode()
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as fh:
-                if b"thatch_cli.daemon" not in fh.read():
-                    continue
-            with open(f"/proc/{name}/environ", "rb") as fh:
-                if marker not in fh.read().split(b"\0"):
-                    continue
-        except OSError:
-            continue
-        if runtime.pid_alive(int(name)):
-            found.append(int(name))
-    return sorted(found)
-
-
-def wait_until(predicate, timeout: float = 10.0, step: float = 0.02) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
-
-
-def reap_zombie_children() -> None:
-    """Collect daemons this test process spawned (maybe_warm, in-process
-    clients) that have exited, so none lingers as a zombie."""
-    me = str(os.getpid()).encode()
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[-1].split()
-        except OSError:
-            continue
-        if len(fields) > 1 and fields[0] == b"Z" and fields[1] == me:
-            try:
-                os.waitpid(int(name), os.WNOHANG)
-            except ChildProcessError:
-                pass
-
-
-def stop_all(env: dict) -> None:
-    for pid in daemon_pids(env):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    wait_until(lambda: not daemon_pids(env), timeout=5)
-    time.sleep(0.05)
-    reap_zombie_children()
 
 
 @pytest.fixture
@@ -278,8 +218,9 @@ def test_a_daemon_serving_another_model_is_replaced(daemon_env):
 OLD_DAEMON = """
 import thatch_cli
 import thatch_cli.daemon.runtime as runtime
+import thatch_cli.daemon.handlers as handlers
 import thatch_cli.daemon.server as server
-thatch_cli.__version__ = runtime.__version__ = server.__version__ = "0.0.1-old"
+thatch_cli.__version__ = runtime.__version__ = server.__version__ = handlers.__version__ = "0.0.1-old"
 raise SystemExit(server.main())
 """
 
@@ -307,11 +248,14 @@ def test_requests_for_another_version_are_refused(daemon_env):
     path = os.path.join(_rundir(daemon_env), "daemon.sock")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.connect(path)
-        protocol.send(sock, {"op": "info", "model": FAKE, "version": "0.0.1"})
-        reply, _ = protocol.receive(sock)
-        assert reply["ok"] is False and reply["error"] == "mismatch"
+        for identity in ({"model": FAKE, "version": "0.0.1", "protocol": protocol.PROTOCOL_VERSION},
+                         {"model": FAKE, "version": __version__, "protocol": protocol.PROTOCOL_VERSION - 1}):
+            protocol.send(sock, protocol.SHAPES["info"].request(identity))
+            reply, _ = protocol.receive(sock)
+            assert reply["ok"] is False and reply["error"] == "mismatch"
         # "stop unless you are X" leaves a daemon that is X alone
-        protocol.send(sock, {"op": "shutdown", "unless": {"model": FAKE, "version": __version__}})
+        me = {"model": FAKE, "version": __version__, "protocol": protocol.PROTOCOL_VERSION}
+        protocol.send(sock, protocol.SHAPES["shutdown"].request({}, unless=me, reason="test"))
         assert protocol.receive(sock)[0]["stopping"] is False
     assert status(daemon_env)["running"] is True
 
@@ -334,7 +278,9 @@ def test_concurrent_clients_get_correct_answers(daemon_env):
         try:
             for round_ in range(15):
                 query = queries[(index + round_) % len(queries)]
-                reply, _ = client.call("search", db=db_path, stores=stores, query=query, limit=10)
+                reply, _ = client.call("search", db=db_path, stores=stores, query=query, passage=None, branch=None,
+                                       include_archived=False, limit=10, exclude=[], min_score=None,
+                                       any_branch=False)
                 got = [(s, slug, round(score, 4)) for s, slug, score in reply["hits"]]  # JSON shows 4 digits
                 if got != expected[query]:
                     failures.append((query, got, expected[query]))
@@ -391,7 +337,7 @@ def test_unreachable_daemon_falls_back_in_process_and_keeps_the_write(daemon_env
         done.set()
         listener.close()
         os.close(lock_fd)
-    from thatch_cli.store import MemoryDB
+    from thatch_cli.storage.memories import MemoryDB
 
     row = MemoryDB.open(Path(daemon_env["THATCH_DB"])).get("acme/widget", "kept", with_vector=True)
     assert row is not None and row.model == FAKE and len(row.embedding) == 4 * 64
@@ -508,8 +454,7 @@ def test_recall_client_imports_no_numpy_when_the_daemon_serves(daemon_env, tmp_p
     result, modules = run_probed(["recall", "publish"], env=daemon_env, cwd=tmp_path, tmp_path=tmp_path, timeout=30)
     assert result.returncode == 0 and "release" in result.stdout, result.stderr
     assert modules, result.stderr  # the probe reported
-    assert sorted(modules & {"numpy", "torch", "sentence_transformers", "typer", "thatch_cli.search",
-                             "thatch_cli.vectors"}) == []
+    assert sorted(modules & {"numpy", "torch", "sentence_transformers", "typer", "thatch_cli.ranking.dense"}) == []
 
 
 # -- the runtime module agrees with the rest of thatch ------------------------------------------
@@ -535,8 +480,8 @@ def test_patched_matrix_equals_a_reloaded_one():
 
     import numpy as np
 
-    from thatch_cli.daemon.server import with_row
-    from thatch_cli.vectors import StoreVectors
+    from thatch_cli.daemon.cache import with_row
+    from thatch_cli.ranking.dense import StoreVectors
 
     rng = np.random.default_rng(7)
     pick = random.Random(7)

@@ -12,13 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from thatch_cli import fastpath, lifecycle, pairscan
+from thatch_cli.cli import fastpath
+from thatch_cli.ops import dedup as lifecycle
+from thatch_cli.ranking import pairscan
+from thatch_cli.storage import maintenance
 from thatch_cli.embeddings import FakeEmbedder
-from thatch_cli.models import Memory
-from thatch_cli.store import MemoryDB
-from thatch_cli.vectors import to_blob
+from thatch_cli.records import Memory
+from thatch_cli.storage.memories import MemoryDB
+from thatch_cli.ranking.dense import to_blob
 
-from conftest import run_probed
+from helpers import run_probed
 from test_fastpath import typer_params
 
 STORE = "acme/widget"
@@ -182,7 +185,7 @@ def test_mark_records_each_status(cli, isolated_env, status):
     assert result.exit_code == 0
     assert set(verdict) == {"store", "status", "checked_at", "previous", "a", "b"}
     assert (verdict["status"], verdict["previous"], verdict["a"]["slug"]) == (status, None, "deploy-notes")
-    assert db.pair_status(STORE, "deploy-steps", "deploy-notes") == status
+    assert maintenance.verdict_of(db, STORE, "deploy-steps", "deploy-notes") == status
     assert duplicates(cli)[1]["clusters"] == []
     listing = json.loads(cli("dedup", "list", "--json", **MODEL).stdout)["verdicts"]
     assert [row["status"] for row in listing] == [status]
@@ -206,7 +209,7 @@ def test_mark_mistakes_are_one_line_and_change_nothing(cli, isolated_env):
     assert len(result.stderr.strip().splitlines()) == 1
     assert cli("dedup", "mark", "one", "missing", "--status", "duplicate", **MODEL).exit_code == 3
     assert cli("dedup", "mark", "one", "One", "--status", "duplicate", **MODEL).exit_code == 2  # itself
-    assert lifecycle.verdicts(db, STORE) == [] and lifecycle.verdicts(db, "global") == []
+    assert maintenance.verdicts(db, STORE) == [] and maintenance.verdicts(db, "global") == []
 
 
 def test_overwriting_or_forgetting_either_memory_clears_its_verdicts(cli, isolated_env):
@@ -222,12 +225,12 @@ def test_overwriting_or_forgetting_either_memory_clears_its_verdicts(cli, isolat
     db = open_db(isolated_env)
     cli("remember", "Deploy steps", "run make deploy to push the release to prod!", "--overwrite",
         embedder=embedder, **MODEL)
-    assert lifecycle.verdicts(db, STORE) == [("deploy-howto", "deploy-notes", "unrelated",
+    assert maintenance.verdicts(db, STORE) == [("deploy-howto", "deploy-notes", "unrelated",
                                               "2026-11-30T12:00:00.123Z")]
     assert {(p["a"]["slug"], p["b"]["slug"]) for p in duplicates(cli)[1]["clusters"][0]["pairs"]} == {
         ("deploy-howto", "deploy-steps"), ("deploy-notes", "deploy-steps")}
     assert cli("forget", "Deploy notes", **MODEL).exit_code == 0
-    assert lifecycle.verdicts(db, STORE) == []
+    assert maintenance.verdicts(db, STORE) == []
 
 
 # -- the pair scan --------------------------------------------------------------------
@@ -346,6 +349,7 @@ def test_remember_warns_by_comparing_passages_never_queries(cli):
 
 
 def test_the_daemon_embeds_a_passage_search_as_a_passage(isolated_env, tmp_path):
+    from thatch_cli.daemon import protocol
     from thatch_cli.daemon.server import Server
 
     db = open_db(isolated_env)
@@ -361,8 +365,9 @@ def test_the_daemon_embeds_a_passage_search_as_a_passage(isolated_env, tmp_path)
     server.model.close()
     server.model = Model()
     try:
-        reply, vector = server.op_search({"db": isolated_env["THATCH_DB"], "stores": [STORE],
-                                          "passage": "deploy steps", "limit": 3, "any_branch": True}, b"")
+        reply, vector = server.dispatch(protocol.SHAPES["search"].request(
+            server.identity(), db=isolated_env["THATCH_DB"], stores=[STORE], query=None, passage="deploy steps",
+            branch=None, include_archived=False, limit=3, exclude=[], min_score=None, any_branch=True), b"")
     finally:
         server.cache.close()
     assert embedder.calls == ["passages"]

@@ -32,14 +32,14 @@ def test_every_generator_is_registered():
 def test_generated_files_are_up_to_date():
     files = expected()
     assert {str(p.relative_to(ROOT)) for p in files} >= {
-        "thatch_cli/cli_spec.json", "man/thatch.1", "completions/thatch.bash", "completions/_thatch",
+        "thatch_cli/cli/spec.json", "man/thatch.1", "completions/thatch.bash", "completions/_thatch",
         "completions/thatch.fish"}
     assert stale(files) == [], "stale generated files; run: python -m thatch_cli.gen"
 
 
 def test_installed_scripts_are_the_repository_scripts():
-    """An installed thatch renders from cli_spec.json; that gives the same text."""
-    from thatch_cli import completion_install
+    """An installed thatch renders from cli/spec.json; that gives the same text."""
+    from thatch_cli.integrations import completion as completion_install
 
     for shell, name in completions.FILES.items():
         assert completion_install.script(shell) == (completions.REPO_DIR / name).read_text()
@@ -73,16 +73,17 @@ def test_fixed_choices_are_exported_from_the_library_constants():
     """cli.one_of declares them once, from the constants the library checks against."""
     import json
 
-    from thatch_cli import completion_install, lifecycle, recall, shellinit
+    from thatch_cli import validate
+    from thatch_cli.integrations import shell as shellinit
 
     data = json.loads(spec.SPEC_PATH.read_text(encoding="utf-8"))
     choices = {(path, p["name"]): p["choices"] for path, command in data["commands"].items()
                for p in command["params"] if p["choices"]}
     assert choices == {
-        ("recall", "mode"): list(recall.MODES),
-        ("dedup mark", "status"): list(lifecycle.VERDICTS),
-        ("completion install", "shell"): list(completion_install.SHELLS),
-        ("completion show", "shell"): list(completion_install.SHELLS),
+        ("recall", "mode"): list(validate.MODES),
+        ("dedup mark", "status"): list(validate.VERDICTS),
+        ("completion install", "shell"): list(shellinit.SHELLS),
+        ("completion show", "shell"): list(shellinit.SHELLS),
         ("init", "shell"): list(shellinit.SHELLS),
     }
     recall_params = {p["name"]: p for p in data["commands"]["recall"]["params"]}

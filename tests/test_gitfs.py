@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli import gitfs
-from thatch_cli.gitfs import GitLocation
+from thatch_cli.location import gitfs
+from thatch_cli.location.gitfs import GitLocation
 
 
 def _git_env() -> dict[str, str]:

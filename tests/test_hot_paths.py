@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.models import Memory
-from thatch_cli.store import MemoryDB
+from thatch_cli.records import Memory
+from thatch_cli.storage.memories import MemoryDB
 
-from conftest import run_probed, top_level
+from helpers import run_probed, top_level
 
 FORBIDDEN = ("typer", "click", "rich", "dulwich", "numpy", "torch", "sentence_transformers", "shellingham")
 

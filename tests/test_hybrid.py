@@ -6,12 +6,19 @@ import json
 
 import pytest
 
-from thatch_cli.fusion import alone, fuse
-from thatch_cli.models import Hit
-from thatch_cli.query import MAX_TERMS, fts_query, terms
-from thatch_cli.store import MemoryDB
+from thatch_cli.ranking.fusion import alone, fuse
+from thatch_cli.records import Hit
+from thatch_cli.ranking.lexical import MAX_TERMS, fts_query, terms
+from thatch_cli.storage.memories import MemoryDB
 
-from conftest import BrokenEmbedder
+from helpers import BrokenEmbedder
+
+
+def lexical_hits(db, stores, query, **options):
+    """The keyword ranking alone (ranking/lexical.py)."""
+    from thatch_cli.ranking import lexical
+
+    return lexical.rank(db, stores, query, weigh=False, **options)[0]
 
 
 def run_json(cli, *args, **kwargs):
@@ -233,7 +240,7 @@ def test_recall_never_writes_the_database_beyond_telemetry(cli, notes, isolated_
 
 
 def _save(db, store, slug, content, *, branch=None, archived=False):
-    from thatch_cli.models import Memory
+    from thatch_cli.records import Memory
 
     now = "2026-11-30T12:00:00.000Z"
     db.save(Memory(store=store, slug=slug, label=slug, content=content, branch=branch, created_at=now,
@@ -248,11 +255,11 @@ def test_lexical_refills_when_the_best_matches_are_filtered_out(tmp_path):
         _save(db, "big", f"old-{i:03d}", "parser parser parser", archived=True)
     _save(db, "big", "live-a", "the parser notes")
     _save(db, "big", "live-b", "a parser rewrite plan and more words here", branch="feat/x")
-    found = db.lexical(["big"], "parser", branch=None, include_archived=False, limit=3)
+    found = lexical_hits(db, ["big"], "parser", branch=None, include_archived=False, limit=3)
     assert [h.slug for h in found] == ["live-a"]
-    found = db.lexical(["big"], "parser", branch="feat/x", include_archived=False, limit=3)
+    found = lexical_hits(db, ["big"], "parser", branch="feat/x", include_archived=False, limit=3)
     assert [h.slug for h in found] == ["live-a", "live-b"]
-    assert len(db.lexical(["big"], "parser", branch=None, include_archived=True, limit=3)) == 3
+    assert len(lexical_hits(db, ["big"], "parser", branch=None, include_archived=True, limit=3)) == 3
 
 
 def test_lexical_in_a_small_store_of_a_big_index(tmp_path):
@@ -261,9 +268,9 @@ def test_lexical_in_a_small_store_of_a_big_index(tmp_path):
         _save(db, "other", f"n{i}", "deploy the service with helm")
     _save(db, "mine", "deploy", "deploy with the make target")
     _save(db, "mine", "unrelated", "coffee machine")
-    both = db.lexical(["mine", "other"], "deploy", branch=None, include_archived=False, limit=100)
+    both = lexical_hits(db, ["mine", "other"], "deploy", branch=None, include_archived=False, limit=100)
     assert len(both) == 41
-    mine = db.lexical(["mine"], "deploy", branch=None, include_archived=False, limit=10)
+    mine = lexical_hits(db, ["mine"], "deploy", branch=None, include_archived=False, limit=10)
     assert [h.slug for h in mine] == ["deploy"] and mine[0].score > 0
     # both plans rank the same memories the same way
     assert [h.score for h in both if h.store == "mine"] == [h.score for h in mine]

@@ -11,13 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from thatch_cli import lifecycle
+from thatch_cli.ops import dedup, hygiene as lifecycle
+from thatch_cli.storage import maintenance
 from thatch_cli.errors import EXIT_ATTENTION
-from thatch_cli.models import Memory
-from thatch_cli.store import MemoryDB
-from thatch_cli.vectors import to_blob
+from thatch_cli.records import Memory
+from thatch_cli.storage.memories import MemoryDB
+from thatch_cli.ranking.dense import to_blob
 
-from conftest import FIXED_NOW, git, run_probed
+from helpers import FIXED_NOW, git, run_probed
 
 STORE = "acme/widget"
 KEYS = {"store", "clean", "exit_code", "checked_at", "stale_days", "duplicates", "duplicate_check", "stale",
@@ -92,7 +93,7 @@ def test_near_duplicates_reported_until_a_verdict_is_recorded(cli, repo, isolate
     assert code == 0
     assert set(verdict) == {"store", "status", "checked_at", "previous", "a", "b"}
     assert verdict["status"] == "distinct" and verdict["previous"] is None and verdict["store"] == STORE
-    assert open_db(isolated_env).pair_status(STORE, "deploy-steps", "deploy-notes") == "distinct"
+    assert maintenance.verdict_of(open_db(isolated_env), STORE, "deploy-steps", "deploy-notes") == "distinct"
     code, data = run_json(cli, "hygiene", cwd=repo)
     assert code == 0 and data["duplicates"] == []
     code, listing = run_json(cli, "dedup", "list", cwd=repo)
@@ -128,14 +129,14 @@ def test_duplicates_compare_only_live_rows_of_one_space_and_width(isolated_env, 
     put(db, "other-width", unit(0, dim=16))
     put(db, "no-vector")
     put(db, "mirror", unit(0), model="Xenova/fake:64")  # another name of the same space
-    scan = lifecycle.near_duplicates(db, STORE)
+    scan = dedup.near_duplicates(db, STORE)
     found = {(p.a.slug, p.b.slug): round(p.score, 3) for p in scan.pairs}
     assert found == {("a", "b"): 0.985, ("b", "c"): 0.866, ("a", "mirror"): 1.0, ("b", "mirror"): 0.985}
     assert [(p.a.slug, p.b.slug) for p in scan.pairs][0] == ("a", "mirror")  # best first
     assert scan.compared == 6 and scan.without_vector == 1
     assert scan.spaces == ["fake:64/8", "fake:64/16", "other-model/8"]
-    db.mark_pair(STORE, "mirror", "a", "distinct", "2026-01-01T00:00:00.000Z")
-    assert ("a", "mirror") not in {(p.a.slug, p.b.slug) for p in lifecycle.near_duplicates(db, STORE).pairs}
+    maintenance.record_verdict(db, STORE, "mirror", "a", "distinct", "2026-01-01T00:00:00.000Z")
+    assert ("a", "mirror") not in {(p.a.slug, p.b.slug) for p in dedup.near_duplicates(db, STORE).pairs}
 
 
 def test_duplicate_threshold_edges_and_blocking(isolated_env, monkeypatch):
@@ -143,11 +144,11 @@ def test_duplicate_threshold_edges_and_blocking(isolated_env, monkeypatch):
     put(db, "base", unit(0))
     put(db, "inside", unit(31.0))  # cos 0.857
     put(db, "outside", unit(32.5))  # cos 0.843 (and 0.9997 with inside)
-    pairs = {(p.a.slug, p.b.slug) for p in lifecycle.near_duplicates(db, STORE).pairs}
+    pairs = {(p.a.slug, p.b.slug) for p in dedup.near_duplicates(db, STORE).pairs}
     assert pairs == {("base", "inside"), ("inside", "outside")}
     # The pairwise product is computed in row blocks for big stores: same answer.
-    monkeypatch.setattr(lifecycle, "_BLOCK_CELLS", 1)
-    assert {(p.a.slug, p.b.slug) for p in lifecycle.near_duplicates(db, STORE).pairs} == pairs
+    monkeypatch.setattr(dedup, "_BLOCK_CELLS", 1)
+    assert {(p.a.slug, p.b.slug) for p in dedup.near_duplicates(db, STORE).pairs} == pairs
 
 
 # -- stale memories -------------------------------------------------------------------
@@ -221,7 +222,7 @@ def test_orphaned_branch_memories_reported_with_deletion_time(cli, repo, isolate
 def test_missing_deleted_branches_table_is_fine(isolated_env):
     db = open_db(isolated_env)
     db.conn.execute("DROP TABLE thatch_cli_deleted_branches")
-    assert lifecycle.branch_deletions(db, STORE) == {}
+    assert maintenance.branch_deletions(db, STORE) == {}
 
 
 def test_orphan_check_skipped_outside_a_repository_or_for_another_repos_store(cli, repo, tmp_path):

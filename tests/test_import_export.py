@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli import transfer
+from thatch_cli.ops import transfer
 from thatch_cli.embeddings import FakeEmbedder
 from thatch_cli.errors import EXIT_ATTENTION
-from thatch_cli.recall import recall
-from thatch_cli.remember import remember
-from thatch_cli.store import MemoryDB
+from thatch_cli.ops.recall import recall
+from thatch_cli.ops.remember import remember
+from thatch_cli.storage.memories import MemoryDB
 
-from conftest import BrokenEmbedder
+from helpers import BrokenEmbedder
 
 
 def rows(path: str | Path) -> list[tuple]:

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import run_probed
+from helpers import run_probed
 
 HEAVY = ("torch", "sentence_transformers", "numpy", "transformers")
 

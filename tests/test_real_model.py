@@ -10,9 +10,9 @@ import pytest
 
 from thatch_cli.embeddings import FakeEmbedder, SentenceTransformerEmbedder
 from thatch_cli.errors import ModelUnavailable
-from thatch_cli.recall import recall
-from thatch_cli.reindex import reindex
-from thatch_cli.remember import remember
+from thatch_cli.ops.recall import recall
+from thatch_cli.ops.reindex import reindex
+from thatch_cli.ops.remember import remember
 
 pytestmark = pytest.mark.model
 

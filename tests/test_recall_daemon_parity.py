@@ -12,11 +12,11 @@ import pytest
 from thatch_cli.context import Context
 from thatch_cli.daemon.client import Client
 from thatch_cli.embeddings import SentenceTransformerEmbedder
-from thatch_cli.recall import search
-from thatch_cli.remember import find_similar, remember
-from thatch_cli.models import Memory
+from thatch_cli.ops.recall import search
+from thatch_cli.ops.remember import find_similar, remember
+from thatch_cli.records import Memory
 
-from test_daemon import daemon_pids, stop_all
+from helpers import daemon_pids, stop_all
 
 pytestmark = pytest.mark.model
 

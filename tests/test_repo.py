@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli import repo as repo_mod
-from thatch_cli.repo import (
+from thatch_cli.location import identity as repo_mod
+from thatch_cli.location.identity import (
     IdentityCache,
-    current_branch,
     detect_store,
     parse_remote_url,
     resolve_store,
@@ -198,6 +197,13 @@ def test_detect_store_corrupt_config(tmp_path: Path) -> None:
     assert detect_store(r) == "broken"
 
 
+def current_branch(path: Path) -> str | None:
+    """The branch the one resolver (location/scope.py) reports for `path`."""
+    from thatch_cli.location import scope
+
+    return scope.here(os.environ, path).branch
+
+
 def test_current_branch(tmp_path: Path) -> None:
     r = make_repo(tmp_path / "p")
     assert current_branch(r) == "main"
@@ -325,7 +331,7 @@ def test_identity_cache_is_bounded(tmp_path: Path, monkeypatch) -> None:
 _PROBE = """
 import sys
 from pathlib import Path
-from thatch_cli.repo import resolve_store
+from thatch_cli.location.identity import resolve_store
 print(resolve_store(Path(sys.argv[1]), Path(sys.argv[2])))
 print("dulwich" in sys.modules)
 """
@@ -350,7 +356,7 @@ def test_cache_hit_does_not_import_dulwich(tmp_path: Path) -> None:
 
 def test_module_imports_without_dulwich() -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    code = "import sys, thatch_cli.repo, thatch_cli.gitfs; print('dulwich' in sys.modules)"
+    code = "import sys, thatch_cli.location.identity, thatch_cli.location.gitfs, thatch_cli.location.scope; print('dulwich' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
     ).stdout

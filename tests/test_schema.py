@@ -5,9 +5,9 @@ import stat
 
 import pytest
 
-from thatch_cli import db as dbmod
+from thatch_cli.storage import schema as dbmod
 from thatch_cli.clock import format_ts, parse_ts
-from thatch_cli.store import MemoryDB
+from thatch_cli.storage.memories import MemoryDB
 
 ORIGINAL_SCHEMA = """
 CREATE TABLE stores (name TEXT PRIMARY KEY);
@@ -51,6 +51,13 @@ CREATE TABLE entries (
 VECTOR = bytes(range(16)) * 96  # 1536 bytes = 384 float32
 
 
+def lexical_hits(db, stores, query, **options):
+    """The keyword ranking alone (ranking/lexical.py)."""
+    from thatch_cli.ranking import lexical
+
+    return lexical.rank(db, stores, query, weigh=False, **options)[0]
+
+
 def _seed(path, schema):
     conn = sqlite3.connect(path)
     conn.executescript(schema)
@@ -88,7 +95,7 @@ def test_original_database_opens_in_place_and_keeps_every_row(tmp_path):
     assert memories["build-steps"].recall_count == 3
     assert memories["wip"].branch == "feat/login" and memories["wip"].archived
     # The FTS index was built from existing rows.
-    hits = store.lexical(["acme/widget"], "make", branch=None, include_archived=True, limit=5)
+    hits = lexical_hits(store, ["acme/widget"], "make", branch=None, include_archived=True, limit=5)
     assert [h.slug for h in hits] == ["build-steps"]
     store.close()
 
@@ -104,7 +111,7 @@ def test_original_database_opens_in_place_and_keeps_every_row(tmp_path):
     conn.commit()
     conn.close()
     store = MemoryDB.open(path)
-    assert [h.slug for h in store.lexical(["global"], "original", branch=None, include_archived=False, limit=5)] == ["new"]
+    assert [h.slug for h in lexical_hits(store, ["global"], "original", branch=None, include_archived=False, limit=5)] == ["new"]
 
 
 def test_older_schema_is_upgraded_in_place(tmp_path):
@@ -201,8 +208,8 @@ def test_writes_from_any_tool_keep_the_index_exact(tmp_path):
     _fts_consistent(conn)
     conn.close()
     store = MemoryDB.open(path)
-    assert [h.slug for h in store.lexical(["s"], "zebra", branch=None, include_archived=False, limit=5)] == ["n5"]
-    assert store.lexical(["s"], "body 3", branch=None, include_archived=False, limit=50)[0].slug != "n3"
+    assert [h.slug for h in lexical_hits(store, ["s"], "zebra", branch=None, include_archived=False, limit=5)] == ["n5"]
+    assert lexical_hits(store, ["s"], "body 3", branch=None, include_archived=False, limit=50)[0].slug != "n3"
     _fts_consistent(store.conn)
 
 
@@ -228,4 +235,4 @@ def test_schema_2_index_is_rebuilt_with_its_map(tmp_path):
     _fts_consistent(store.conn)
     store.conn.execute("DELETE FROM entries WHERE slug = 'a'")
     _fts_consistent(store.conn)
-    assert [h.slug for h in store.lexical(["s"], "words", branch=None, include_archived=False, limit=5)] == ["b"]
+    assert [h.slug for h in lexical_hits(store, ["s"], "words", branch=None, include_archived=False, limit=5)] == ["b"]

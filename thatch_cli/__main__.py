@@ -1,40 +1,53 @@
-"""Entry point. Machine-facing hot paths (shell and git hooks, completion)
-and well-formed commands run without importing Typer; help, errors in the
-command line and anything unusual go to the Typer CLI."""
+"""The `thatch` entry point.
+
+Machine-facing hot paths (shell and git hooks, completion) go straight to
+their modules; well-formed commands run through the fast path without
+importing Typer; help, errors in the command line and anything unusual go
+to the Typer app. `run(argv, ctx)` is the whole of it, in-process, so tests
+drive exactly what users run.
+"""
 
 from __future__ import annotations
 
-import os
 import sys
 
 # Internal entry points for hooks and completion: "_name" -> module with main(argv) -> int.
 HOT_COMMANDS: dict[str, str] = {
     "_hook": "thatch_cli.hot.prompt",  # shell prompt hook: one-line summary
     "_githook": "thatch_cli.hot.githook",  # post-checkout, reference-transaction
-    "_complete": "thatch_cli.hot.complete",  # labels and stores for shell completion
+    "_complete": "thatch_cli.hot.complete",  # labels, stores and branches for shell completion
 }
 
 
-def main() -> None:
-    argv = sys.argv[1:]
+def run(argv: list[str], ctx=None) -> int:
+    """Run one command line and return its exit code. `ctx` (a Context)
+    replaces the real process's environment, directory and streams."""
     if argv and argv[0] in HOT_COMMANDS:
         import importlib
 
-        sys.exit(importlib.import_module(HOT_COMMANDS[argv[0]]).main(argv[1:]))
-    if argv in (["--version"], ["-V"]):
+        return importlib.import_module(HOT_COMMANDS[argv[0]]).main(argv[1:])
+    if ctx is None:
+        from .context import Context
+
+        ctx = Context.from_process()
+    if argv in (["--version"], ["-V"], ["-v"]):
         from . import __version__
 
-        print(f"thatch {__version__}")
-        sys.exit(0)
-    if os.environ.get("THATCH_FASTPATH") != "0":
-        from .fastpath import dispatch
+        (ctx.stdout or sys.stdout).write(f"thatch {__version__}\n")
+        return 0
+    if ctx.env.get("THATCH_FASTPATH") != "0":
+        from .cli.fastpath import dispatch
 
-        code = dispatch(argv)
+        code = dispatch(argv, ctx)
         if code is not None:
-            sys.exit(code)
-    from .cli import app
+            return code
+    from .cli.app import main as typer_main
 
-    app(prog_name="thatch")
+    return typer_main(argv, ctx)
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:]))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,11 @@
-"""Everything a command needs from the outside world, passed in explicitly:
-environment, working directory, clock, database path, embedder, and whether
-vectors may come from the warm daemon. Tests build their own (never using
-the daemon); the CLI builds one from the real process."""
+"""Everything an operation needs from the outside world, passed in
+explicitly: environment, working directory, clock, standard streams,
+database path, embedder, and whether vectors may come from the warm daemon.
+
+Tests and library users build their own (`Context.open`); the command line
+builds one from the real process (`Context.from_process`). Nothing below
+reads os.environ, the current directory or the clock on its own.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +13,15 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Callable, Mapping
+from typing import IO, TYPE_CHECKING, Any, Callable, Mapping
 
 from . import paths
 from .clock import Clock, format_ts, system_clock
 
 if TYPE_CHECKING:
-    from .daemon.engine import DaemonEngine, LocalEngine
     from .embeddings import Embedder
-    from .store import MemoryDB
+    from .location.scope import Place
+    from .storage.memories import MemoryDB
 
 
 def _default_embedder(env: Mapping[str, str]) -> "Embedder":
@@ -36,14 +40,38 @@ class Context:
     # real process runs turn this on; an injected embedder_factory or
     # THATCH_DAEMON=0 keeps everything in-process regardless.
     use_daemon: bool = False
+    stdin: IO[str] | None = field(default=None, repr=False)
+    stdout: IO[str] | None = field(default=None, repr=False)
     stderr: IO[str] | None = field(default=None, repr=False)
     _db: "MemoryDB | None" = field(default=None, repr=False)
     _embedder: "Embedder | None" = field(default=None, repr=False)
-    _engine: "DaemonEngine | LocalEngine | None" = field(default=None, repr=False)
+    _engine: Any = field(default=None, repr=False)
+    _place: "Place | None" = field(default=None, repr=False)
 
     @classmethod
     def from_process(cls) -> "Context":
         return cls(env=dict(os.environ), cwd=Path.cwd(), use_daemon=True)
+
+    @classmethod
+    def open(cls, db: str | os.PathLike | None = None, *, cwd: str | os.PathLike | None = None,
+             env: Mapping[str, str] | None = None, embedder: "Embedder | None" = None,
+             use_daemon: bool = False) -> "Context":
+        """A context for library use: `db` (default: THATCH_DB or the usual
+        file), `cwd` (default: the current directory) decides the detected
+        store and branch, `embedder` replaces the configured model."""
+        merged = dict(os.environ if env is None else env)
+        if db is not None:
+            merged["THATCH_DB"] = os.fspath(Path(db).expanduser())
+        context = cls(env=merged, cwd=Path(cwd) if cwd is not None else Path.cwd(), use_daemon=use_daemon)
+        if embedder is not None:
+            context.embedder_factory = lambda _env: embedder
+        return context
+
+    def __enter__(self) -> "Context":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def db_path(self) -> Path:
@@ -51,7 +79,7 @@ class Context:
 
     def db(self) -> "MemoryDB":
         if self._db is None:
-            from .store import MemoryDB
+            from .storage.memories import MemoryDB
 
             self._db = MemoryDB.open(self.db_path)
         return self._db
@@ -68,14 +96,36 @@ class Context:
 
         return not disabled(self.env)
 
-    def engine(self) -> "DaemonEngine | LocalEngine":
-        """Embedding and search for this command: the daemon when enabled,
-        else (or when it cannot serve) this process."""
+    def engine(self):
+        """Embedding and dense search for this command (engine.py): the
+        daemon when enabled, else (or when it cannot serve) this process."""
         if self._engine is None:
-            from .daemon.engine import make_engine
+            from .engine import make_engine
 
             self._engine = make_engine(self)
         return self._engine
+
+    def place(self) -> "Place":
+        """The store and branch of the working directory (location/scope.py)."""
+        if self._place is None:
+            from .location.scope import here
+
+            self._place = here(self.env, self.cwd)
+        return self._place
+
+    def default_store(self) -> str:
+        return self.place().store
+
+    def current_branch(self) -> str | None:
+        return self.place().branch
+
+    def read_stdin(self) -> str:
+        stream = self.stdin or sys.stdin
+        if stream is None or stream.closed:
+            from .errors import InvalidInput
+
+            raise InvalidInput("no standard input to read")
+        return stream.read()
 
     def notice(self, text: str) -> None:
         """One line of side information on stderr (stdout stays parseable)."""
@@ -85,21 +135,6 @@ class Context:
 
     def now(self) -> str:
         return format_ts(self.clock())
-
-    def default_store(self) -> str:
-        """THATCH_STORE, else the repository's identity (cached per git dir)."""
-        override = (self.env.get("THATCH_STORE") or "").strip()
-        if override:
-            return override
-        from .repo import resolve_store
-
-        return resolve_store(self.cwd, paths.cache_dir(self.env) / "repos.json")
-
-    def current_branch(self) -> str | None:
-        from . import gitfs
-
-        location = gitfs.locate(self.cwd)
-        return gitfs.head_branch(location) if location else None
 
     def close(self) -> None:
         if self._engine is not None:

@@ -31,6 +31,12 @@ class InvalidInput(ThatchError):
     code = "invalid_input"
 
 
+class UsageError(InvalidInput):
+    """A command line Typer could not parse (unknown option, missing argument ...)."""
+
+    code = "usage"
+
+
 class NotFound(ThatchError):
     exit_code = EXIT_NOT_FOUND
     code = "not_found"

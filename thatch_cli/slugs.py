@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-MAX_LABEL_CHARS = 200
 DERIVED_LABEL_CHARS = 80
 
 _WHITESPACE = re.compile(r"\s+")

@@ -2,11 +2,16 @@
 loaded and each store's vector matrix cached, and answers embed and search
 requests over a Unix socket in a private runtime directory.
 
-Modules:
-    runtime  paths, ownership checks, locks, identity and spawning (stdlib only)
-    protocol length-prefixed JSON + binary frames (stdlib only)
-    client   talking to the daemon, starting or replacing it (no numpy)
-    engine   what commands call: the daemon, or the same work in-process
-    server   the daemon itself (imports numpy and the model)
-    warm     maybe_warm(), for the shell prompt hook
+    runtime   paths, ownership checks, locks, identity and spawning (stdlib only)
+    protocol  frames and the typed, versioned message shapes (stdlib only)
+    client    talking to the daemon, starting or replacing it (no numpy)
+    warm      maybe_warm(), for the shell prompt hook
+    server    the daemon process: socket, lifecycle, dispatch
+    handlers  what each operation does
+    model     the embedding model, loaded in the background
+    cache     each store's vector matrix, kept current
+    log       the daemon's log lines
+
+What commands call is engine.py, one level up: the daemon, or the same
+work in-process.
 """

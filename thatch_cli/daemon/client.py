@@ -46,10 +46,11 @@ class RemoteError(Exception):
 
 
 class Client:
-    def __init__(self, env: Mapping[str, str], *, autostart: bool = True) -> None:
+    def __init__(self, env: Mapping[str, str], *, autostart: bool = True, timeout: float = REQUEST_TIMEOUT) -> None:
         self.env = env
         self.autostart = autostart
-        self.identity = runtime.identity(env)
+        self.timeout = timeout
+        self.identity = {**runtime.identity(env), "protocol": protocol.PROTOCOL_VERSION}
         self.spawned: int | None = None  # pid of a daemon this client started
         self._sock: _socket.socket | None = None
         self._rundir: str | None = None
@@ -58,11 +59,13 @@ class Client:
 
     def call(self, op: str, payload: bytes = b"", *, meanwhile: Callable[[], None] | None = None,
              **fields: Any) -> tuple[dict, bytes]:
-        """Send one request and return (header, payload) of a successful
+        """Send one request of operation `op` (its fields as protocol.SHAPES
+        declares them) and return (reply fields, payload) of a successful
         answer. Raises Unreachable, NotRunning, or RemoteError for an error
         the daemon reported (model_unavailable, database, bad_request).
         `meanwhile` runs once, after the first send, while the daemon works."""
-        header = {"op": op, **self.identity, **fields}
+        shape = protocol.SHAPES[op]
+        header = shape.request(self.identity, **fields)
         problem = "no answer"
         for _attempt in range(3):
             sock = self._connection()
@@ -78,14 +81,18 @@ class Client:
                 reply, data = protocol.receive(sock)
             except TimeoutError:
                 self.close()
-                raise Unreachable(f"no answer within {REQUEST_TIMEOUT:g}s") from None
+                raise Unreachable(f"no answer within {self.timeout:g}s") from None
             except (OSError, protocol.ProtocolError) as exc:
                 # Crashed, or exited idle just as we connected: start afresh.
                 problem = f"daemon went away ({exc})"
                 self.close()
                 continue
             if reply.get("ok"):
-                return reply, data
+                try:
+                    return shape.read_reply(reply), data
+                except protocol.BadMessage as exc:
+                    self.close()
+                    raise Unreachable(f"malformed answer: {exc}") from None
             code, message = str(reply.get("error")), str(reply.get("message"))
             if code == "mismatch":
                 problem = message
@@ -103,7 +110,7 @@ class Client:
         if self._sock is None:
             return
         try:
-            protocol.send(self._sock, {"op": op, **self.identity, **fields}, payload)
+            protocol.send(self._sock, protocol.SHAPES[op].request(self.identity, **fields), payload)
         except OSError:
             pass
         self.close()
@@ -139,7 +146,7 @@ class Client:
             if not self.autostart:
                 raise NotRunning("the daemon is not running")
             sock = self._start(rundir)
-        sock.settimeout(REQUEST_TIMEOUT)
+        sock.settimeout(self.timeout)
         self._sock = sock
         return sock
 
@@ -231,8 +238,8 @@ class Client:
             sock = self._try_connect(rundir)
             if sock is not None:
                 try:
-                    protocol.send(sock, {"op": "shutdown", "unless": self.identity,
-                                         "reason": f"replaced by {self.identity}"})
+                    protocol.send(sock, protocol.SHAPES["shutdown"].request(
+                        {}, unless=self.identity, reason=f"replaced by {self.identity}"))
                     protocol.receive(sock)
                 except (OSError, protocol.ProtocolError):
                     pass
@@ -254,7 +261,7 @@ class Client:
             return None
         try:
             sock.settimeout(CONNECT_TIMEOUT)
-            protocol.send(sock, {"op": "status"})
+            protocol.send(sock, protocol.SHAPES["status"].request({}))
             return protocol.receive(sock)[0]
         except (OSError, protocol.ProtocolError):
             return None
@@ -275,7 +282,7 @@ class Client:
         if sock is not None:
             try:
                 sock.settimeout(CONNECT_TIMEOUT)
-                protocol.send(sock, {"op": "shutdown", "reason": "thatch daemon stop"})
+                protocol.send(sock, protocol.SHAPES["shutdown"].request({}, unless=None, reason="thatch daemon stop"))
                 answer = protocol.receive(sock)[0]
             except (OSError, protocol.ProtocolError):
                 answer = None
@@ -299,13 +306,6 @@ class Client:
                 signalled = True
             time.sleep(0.02)
         return {"pid": pid}
-
-
-
-
-
-
-
 
 def _kill(pid: int, signum: int) -> None:
     try:

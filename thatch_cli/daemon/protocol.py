@@ -1,4 +1,4 @@
-"""Wire format between commands and the daemon (standard library only).
+"""The wire protocol between commands and the daemon (standard library only).
 
 Every message, either way, is one frame:
 
@@ -7,9 +7,16 @@ Every message, either way, is one frame:
     header   UTF-8 JSON object
     payload  raw bytes: vectors as little-endian float32, row after row
 
-Requests carry {"op": ..., "model": ..., "version": ...} and op-specific
-fields; the daemon answers {"ok": true, ...} or {"ok": false, "error":
-code, "message": text}. A connection may carry several requests in turn.
+Each operation has one request shape and one reply shape, declared below
+(`SHAPES`); both sides build and check messages through them, so a field
+is named on the wire only here, never derived from a Python parameter name.
+Requests carry {"op", "protocol", "model", "version"} besides their fields;
+a daemon answers a request of another protocol, model or thatch version
+with the error "mismatch", and the client replaces it. Replies are
+{"ok": true, ...fields} or {"ok": false, "error": code, "message": text}.
+Changing a shape means bumping PROTOCOL_VERSION (a test holds the
+shapes' fingerprint per version).
+
 Vectors travel as bytes so the client never needs numpy: the payload is
 exactly what goes into the `embedding` column.
 """
@@ -19,12 +26,114 @@ from __future__ import annotations
 import json
 from typing import Any
 
-MAX_HEADER = 64 * 1024 * 1024
-MAX_PAYLOAD = 1024 * 1024 * 1024
+PROTOCOL_VERSION = 2
+
+# Checked against the declared sizes before anything is read: a frame that
+# claims more is refused without allocating for it. A request's header holds
+# at most one import batch of texts (256 x 64 KiB); its payload one vector.
+MAX_HEADER = 32 * 1024 * 1024
+MAX_REQUEST_PAYLOAD = 1024 * 1024
+MAX_REPLY_PAYLOAD = 256 * 1024 * 1024
+_CHUNK = 1 << 20
+
+NONE = type(None)
+TEXT, OPT_TEXT, FLAG, COUNT = (str,), (str, NONE), (bool,), (int,)
+NUMBER, OPT_NUMBER, LIST, OPT_OBJECT = (int, float), (int, float, NONE), (list,), (dict, NONE)
 
 
 class ProtocolError(Exception):
     """The peer closed the connection or sent something that is not a frame."""
+
+
+class BadMessage(Exception):
+    """A header that does not fit its operation's shape."""
+
+
+class Shape:
+    """One operation: the fields of its request and of its successful reply
+    (name -> accepted JSON types)."""
+
+    def __init__(self, op: str, request: dict[str, tuple], reply: dict[str, tuple], *,
+                 bound: bool = True) -> None:
+        self.op, self.request_fields, self.reply_fields = op, request, reply
+        self.bound = bound  # served only to clients of the same protocol, model and thatch version
+
+    def request(self, identity: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        return {"op": self.op, **identity, **_checked(f"{self.op} request", self.request_fields, fields, build=True)}
+
+    def read_request(self, header: dict[str, Any]) -> dict[str, Any]:
+        return _checked(f"{self.op} request", self.request_fields, header, build=False)
+
+    def reply(self, **fields: Any) -> dict[str, Any]:
+        return {"ok": True, **_checked(f"{self.op} reply", self.reply_fields, fields, build=True)}
+
+    def read_reply(self, header: dict[str, Any]) -> dict[str, Any]:
+        return _checked(f"{self.op} reply", self.reply_fields, header, build=False)
+
+
+def _checked(what: str, fields: dict[str, tuple], given: dict[str, Any], *, build: bool) -> dict[str, Any]:
+    """`given` restricted to `fields`, every one present with an accepted type.
+    Building a message, an unknown name is a bug and raises too."""
+    if build:
+        unknown = set(given) - set(fields)
+        if unknown:
+            raise BadMessage(f"{what}: unknown field(s) {', '.join(sorted(unknown))}")
+    out = {}
+    for name, types in fields.items():
+        if name not in given:
+            raise BadMessage(f"{what}: missing field {name!r}")
+        value = given[name]
+        # bool is an int to Python; only a field declared bool accepts one.
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise BadMessage(f"{what}: field {name!r} has type {type(value).__name__}")
+        out[name] = value
+    return out
+
+
+_STATUS = {
+    "pid": COUNT, "model": TEXT, "version": TEXT, "protocol": COUNT, "ready": FLAG, "model_error": OPT_TEXT,
+    "model_load_seconds": OPT_NUMBER, "dim": (int, NONE), "started_at": TEXT, "uptime_seconds": NUMBER,
+    "rss_bytes": (int, NONE), "requests": COUNT, "idle_timeout_seconds": NUMBER, "cached_stores": COUNT,
+    "cached_vectors": COUNT, "cache_loads": COUNT, "cache_patches": COUNT, "socket": TEXT, "python": TEXT,
+}
+
+SHAPES: dict[str, Shape] = {shape.op: shape for shape in (
+    Shape("ping", {}, {"pid": COUNT, "model": TEXT, "version": TEXT, "protocol": COUNT, "ready": FLAG},
+          bound=False),
+    Shape("status", {}, _STATUS, bound=False),
+    Shape("shutdown", {"unless": OPT_OBJECT, "reason": TEXT}, {"stopping": FLAG, "pid": COUNT}, bound=False),
+    Shape("info", {}, {"model": TEXT, "dim": COUNT}),
+    # Payload of the reply: one vector per text.
+    Shape("embed", {"texts": LIST, "kind": TEXT}, {"model": TEXT, "dim": COUNT, "count": COUNT}),
+    # Exactly one of query / passage; a passage's vector comes back as the payload.
+    Shape("search", {
+        "db": TEXT, "stores": LIST, "query": OPT_TEXT, "passage": OPT_TEXT, "branch": OPT_TEXT,
+        "include_archived": FLAG, "limit": COUNT, "exclude": LIST, "min_score": OPT_NUMBER, "any_branch": FLAG,
+    }, {"model": TEXT, "dim": COUNT, "unranked": COUNT, "floor": OPT_NUMBER, "hits": LIST}),
+    # Payload of the request: the saved memory's vector (or nothing).
+    Shape("saved", {
+        "db": TEXT, "store": TEXT, "slug": TEXT, "branch": OPT_TEXT, "archived": FLAG, "model": OPT_TEXT,
+        "before": COUNT, "after": COUNT, "replaced": FLAG,
+    }, {"patched": COUNT}),
+)}
+
+
+def fingerprint() -> str:
+    """A digest of every shape: a test pins it per PROTOCOL_VERSION."""
+    import hashlib
+
+    described = {op: {"bound": s.bound,
+                      "request": {k: sorted(t.__name__ for t in v) for k, v in s.request_fields.items()},
+                      "reply": {k: sorted(t.__name__ for t in v) for k, v in s.reply_fields.items()}}
+                 for op, s in sorted(SHAPES.items())}
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def error(code: str, message: str) -> dict[str, Any]:
+    return {"ok": False, "error": code, "message": message}
+
+
+# -- frames ------------------------------------------------------------------
 
 
 def pack(header: dict[str, Any], payload: bytes = b"") -> bytes:
@@ -37,19 +146,21 @@ def send(sock, header: dict[str, Any], payload: bytes = b"") -> None:
 
 
 def _read_exactly(sock, size: int) -> bytes:
-    buffer = bytearray(size)
-    view = memoryview(buffer)
-    got = 0
+    """`size` bytes, read in chunks: memory grows with what actually
+    arrives, never with what a frame merely claims."""
+    chunks, got = [], 0
     while got < size:
-        n = sock.recv_into(view[got:], size - got)
-        if n == 0:
+        chunk = sock.recv(min(_CHUNK, size - got))
+        if not chunk:
             raise ProtocolError("connection closed mid-message" if got or size else "connection closed")
-        got += n
-    return bytes(buffer)
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
-def receive(sock) -> tuple[dict[str, Any], bytes]:
-    """One frame; ProtocolError on EOF before a complete frame."""
+def receive(sock, *, max_payload: int = MAX_REPLY_PAYLOAD) -> tuple[dict[str, Any], bytes]:
+    """One frame; ProtocolError on EOF before a complete frame or a frame
+    larger than allowed."""
     prefix = sock.recv(8)
     if not prefix:
         raise ProtocolError("connection closed")
@@ -57,11 +168,11 @@ def receive(sock) -> tuple[dict[str, Any], bytes]:
         prefix += _read_exactly(sock, 8 - len(prefix))
     header_len = int.from_bytes(prefix[:4], "big")
     payload_len = int.from_bytes(prefix[4:], "big")
-    if header_len > MAX_HEADER or payload_len > MAX_PAYLOAD:
-        raise ProtocolError("frame too large")
+    if header_len > MAX_HEADER or payload_len > max_payload:
+        raise ProtocolError(f"frame too large ({header_len} + {payload_len} bytes)")
     try:
         header = json.loads(_read_exactly(sock, header_len).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ProtocolError(f"bad header: {exc}") from None
     if not isinstance(header, dict):
         raise ProtocolError("header is not an object")

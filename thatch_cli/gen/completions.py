@@ -7,7 +7,7 @@ names come from the database through `thatch _complete KIND [--store S]`
 
 The scripts are written to completions/ at the top of the repository (for
 packagers); `thatch completion install|show` renders the same text at run
-time from thatch_cli/cli_spec.json, the definitions exported as data.
+time from thatch_cli/cli/spec.json, the definitions exported as data.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..fileutil import template
+from ..files import template
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,7 +122,7 @@ def _metavar(param: dict) -> str:
 
 def tree(definitions: dict | None = None) -> Node:
     """The command tree from CLI definitions: the Typer app by default, or the
-    same data as exported in cli_spec.json (what an installed thatch has)."""
+    same data as exported in cli/spec.json (what an installed thatch has)."""
     if definitions is None:
         from . import cli_model
 

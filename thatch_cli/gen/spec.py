@@ -1,4 +1,4 @@
-"""thatch_cli/cli_spec.json: the CLI definitions the fast dispatcher reads."""
+"""thatch_cli/cli/spec.json: the CLI definitions the fast path reads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from .. import __version__
 from . import cli_model
 
-SPEC_PATH = Path(__file__).resolve().parent.parent / "cli_spec.json"
+SPEC_PATH = Path(__file__).resolve().parent.parent / "cli" / "spec.json"
 
 
 def render() -> str:

@@ -13,12 +13,10 @@ prints an error: a completion that cannot be computed is simply empty.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from pathlib import Path
 
 KINDS = ("labels", "stores", "branches")
-GLOBAL = "global"
 
 
 def _parse(argv: list[str]) -> tuple[str, str | None] | None:
@@ -37,54 +35,23 @@ def _parse(argv: list[str]) -> tuple[str, str | None] | None:
     return kind, (store.strip() or None) if store else None
 
 
-def _connect(env) -> sqlite3.Connection | None:
-    from .. import paths
-
-    path = paths.db_path(env)
-    if not path.is_file():
-        return None  # completion must never create the database
-    from ..db import connect
-
-    return connect(path)
-
-
-def _detected_store(env, cwd: Path) -> str:
-    override = (env.get("THATCH_STORE") or "").strip()
-    if override:
-        return override
-    from .. import paths
-    from ..repo import resolve_store
-
-    return resolve_store(cwd, paths.cache_dir(env) / "repos.json")
-
-
 def values(kind: str, store: str | None, env, cwd: Path) -> list[str]:
-    conn = _connect(env)
+    from .. import paths
+    from ..location import scope
+    from ..storage import hooks
+
+    # Read-only and never created, upgraded or waited on for long: a Tab press must not freeze.
+    conn = hooks.open_readonly(paths.db_path(env), timeout=0.2)
     try:
         if kind == "stores":
-            if conn is None:
-                return [GLOBAL]
-            return [r[0] for r in conn.execute("SELECT name FROM stores ORDER BY name")]
-        stores = [store] if store else list(dict.fromkeys([_detected_store(env, cwd), GLOBAL]))
-        marks = ",".join("?" * len(stores))
+            return hooks.store_names(conn) if conn is not None else [scope.GLOBAL]
+        place = scope.here(env, cwd)
+        stores = [store] if store else scope.default_scope(place)
         if kind == "labels":
-            if conn is None:
-                return []
-            rows = conn.execute(f"SELECT label FROM entries WHERE store IN ({marks}) ORDER BY label", stores)
-            return list(dict.fromkeys(r[0] for r in rows))
-        found: set[str] = set()
-        if conn is not None:
-            rows = conn.execute(
-                f"SELECT DISTINCT branch FROM entries WHERE store IN ({marks}) AND branch IS NOT NULL"
-                " AND branch != ''",
-                stores,
-            )
-            found.update(r[0] for r in rows)
-        from .. import gitfs
-
-        location = gitfs.locate(cwd)
-        if location is not None:
-            found.update(gitfs.local_branches(location))
+            return hooks.labels(conn, stores) if conn is not None else []
+        found = set(hooks.branches(conn, stores)) if conn is not None else set()
+        if place.repo is not None:
+            found.update(scope.local_branches(place.repo))
         return sorted(found)
     finally:
         if conn is not None:

@@ -18,18 +18,16 @@ the hook scripts send it to the terminal's stderr. Stdlib only, for speed.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from .. import gitfs, paths
-from .prompt import open_readonly, printable, store_for
+from .. import paths
+from ..location import gitfs, scope
+from ..storage import hooks
+from ..textsafe import one_line, shell_word
 
 MAX_LABELS = 5
-# Git runs reference-transaction more than once per deletion; a second
-# record of the same branch this soon after the first is the same deletion.
-DUPLICATE_WINDOW_S = 120
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -50,25 +48,19 @@ def _say(text: str) -> None:
 def branch_memories(env: Mapping[str, str], cwd: Path) -> tuple[str, str, list[str], int] | None:
     """(store, branch, first labels, count) for the checked-out branch, or
     None when there is nothing to show."""
-    loc = gitfs.locate(cwd)
-    branch = gitfs.head_branch(loc) if loc is not None else None
-    if branch is None:
+    place = scope.here(env, cwd)
+    if place.branch is None:
         return None
-    store, _ = store_for(env, cwd)
-    conn = open_readonly(env)
+    conn = hooks.open_readonly(paths.db_path(env))
     if conn is None:
         return None
     try:
-        rows = conn.execute(
-            "SELECT label FROM entries WHERE store = ? AND branch = ? AND archived = 0"
-            " ORDER BY updated_at DESC, slug",
-            (store, branch),
-        ).fetchall()
+        labels = hooks.branch_labels(conn, place.store, place.branch)
     finally:
         conn.close()
-    if not rows:
+    if not labels:
         return None
-    return store, branch, [printable(r[0]) for r in rows[:MAX_LABELS]], len(rows)
+    return place.store, place.branch, [one_line(label) for label in labels[:MAX_LABELS]], len(labels)
 
 
 def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> None:
@@ -80,10 +72,11 @@ def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> Non
     if found is None:
         return
     store, branch, labels, count = found
-    lines = [f"thatch: {_plural(count, 'memory', 'memories')} on {branch} ({printable(store)}):"]
+    shown = one_line(branch)
+    lines = [f"thatch: {_plural(count, 'memory', 'memories')} on {shown} ({one_line(store)}):"]
     lines += [f"  - {label}" for label in labels]
     if count > len(labels):
-        lines.append(f"  … and {count - len(labels)} more: thatch list --branch {branch}")
+        lines.append(f"  … and {count - len(labels)} more: thatch list --branch {shell_word(branch)}")
     _say("\n".join(lines))
 
 
@@ -136,80 +129,42 @@ def _renaming(loc: gitfs.GitLocation) -> bool:
     return os.path.exists(loc.common_dir / "logs" / "refs" / ".tmp-renamed-log")
 
 
-def live_count(conn: sqlite3.Connection, store: str, branch: str) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM entries WHERE store = ? AND branch = ? AND archived = 0", (store, branch)
-    ).fetchone()
-    return int(row[0])
-
-
-def record_deletion(conn: sqlite3.Connection, store: str, branch: str, now: str) -> int | None:
-    """Record that `branch` of `store` was deleted, with how many live
-    memories were scoped to it. Returns that count, or None when this
-    deletion was already recorded."""
-    from ..clock import parse_ts
-
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        row = conn.execute(
-            "SELECT deleted_at FROM thatch_cli_deleted_branches WHERE store = ? AND branch = ?", (store, branch)
-        ).fetchone()
-        if row is not None:
-            then, moment = parse_ts(row[0]), parse_ts(now)
-            if then and moment and 0 <= (moment - then).total_seconds() < DUPLICATE_WINDOW_S:
-                conn.execute("COMMIT")
-                return None
-        count = live_count(conn, store, branch)
-        conn.execute(
-            "INSERT OR REPLACE INTO thatch_cli_deleted_branches (store, branch, deleted_at, memories)"
-            " VALUES (?, ?, ?, ?)",
-            (store, branch, now, count),
-        )
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    return count
-
-
 def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], created: Sequence[str],
                    git_pid: int | None, now: str | None = None) -> None:
     loc = gitfs.locate(cwd)
     if loc is None:
         return
     gone = [b for b in dict.fromkeys(branches) if _finished_gone(loc, b)]
-    if not gone or not paths.db_path(env).is_file():
-        return  # no database, so no memories to speak of: do not create one
-    from .. import db
+    if not gone:
+        return
     from ..clock import format_ts, system_clock
-    from ..errors import DatabaseError
 
-    store, _ = store_for(env, cwd)
+    # An existing database only, never created or upgraded here, and a short
+    # lock timeout: git must not wait behind another writer.
+    conn = hooks.open_writable(paths.db_path(env))
+    if conn is None:
+        return  # no database, so no memories to speak of
+    store = scope.here(env, cwd).store
     argv = git_command_line(git_pid)
     try:
-        conn = db.connect(paths.db_path(env))
-    except DatabaseError as err:
-        _say(f"thatch: branch deletion not recorded: {err.message}")
-        return
-    try:
-        conn.execute("PRAGMA busy_timeout = 1000")  # never hold git up for long
         new_refs = [c for c in dict.fromkeys(created) if gitfs.branch_exists(loc, c)]
         for branch in gone:
             target = rename_target(argv, branch)
             if target is None and len(gone) == 1 and len(new_refs) == 1:
                 target = new_refs[0]  # newer git: one transaction holds both halves
             if target is not None or _renaming(loc):
-                count = live_count(conn, store, branch)
+                count = hooks.live_count(conn, store, branch)
                 if count:
-                    to = target or "NEW-NAME"
-                    where = f"{branch}, renamed to {target}" if target else f"{branch}, which was renamed"
+                    to = shell_word(target) if target else "NEW-NAME"
+                    where = (f"{one_line(branch)}, renamed to {one_line(target)}" if target
+                             else f"{one_line(branch)}, which was renamed")
                     _say(f"thatch: {_plural(count, 'memory is', 'memories are')} scoped to {where}"
-                         f" — run 'thatch rescope --from {branch} --to {to}'")
+                         f" — run 'thatch rescope --from {shell_word(branch)} --to {to}'")
                 continue
-            count = record_deletion(conn, store, branch, now or format_ts(system_clock()))
+            count = hooks.record_deletion(conn, store, branch, now or format_ts(system_clock()))
             if count:
                 _say(f"thatch: {_plural(count, 'memory was', 'memories were')} scoped to deleted branch"
-                     f" {branch} — run 'thatch hygiene'")
+                     f" {one_line(branch)} — run 'thatch hygiene'")
     finally:
         conn.close()
 

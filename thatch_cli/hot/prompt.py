@@ -18,67 +18,16 @@ Stdlib only (plus thatch's stdlib-only modules), to stay inside 50 ms.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Mapping
 
-from .. import gitfs, paths
+from .. import paths
+from ..location import scope
+from ..storage import hooks
+from ..textsafe import one_line
 
 SEP = "\t"
-
-
-def open_readonly(env: Mapping[str, str]) -> sqlite3.Connection | None:
-    """The memory database opened read-only, or None when there is none (a
-    hook must not create it, upgrade it or wait long on a writer)."""
-    path = paths.db_path(env)
-    try:
-        if not path.is_file():
-            return None
-        return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=0.5)
-    except (OSError, ValueError, sqlite3.Error):
-        return None
-
-
-def detected_store(env: Mapping[str, str], cwd: Path) -> str:
-    """The repository's identity, from the cache Context.default_store uses
-    (dulwich is imported only when the cache misses)."""
-    from ..repo import resolve_store
-
-    return resolve_store(cwd, paths.cache_dir(env) / "repos.json")
-
-
-def store_for(env: Mapping[str, str], cwd: Path) -> tuple[str, bool]:
-    """(store, overridden): THATCH_STORE, else the detected store."""
-    override = (env.get("THATCH_STORE") or "").strip()
-    if override:
-        return override, True
-    return detected_store(env, cwd), False
-
-
-def printable(text: str) -> str:
-    """`text` on one line with no control characters: labels and remote
-    URLs come from outside, and a terminal would obey an escape sequence."""
-    return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-
-
-def branch_counts(conn: sqlite3.Connection, store: str) -> dict[str | None, int]:
-    """Live memories per branch (None = unscoped): MemoryDB.branch_counts's
-    query, inlined because importing store.py costs this hook ~4 ms."""
-    rows = conn.execute(
-        "SELECT NULLIF(branch, ''), count(*) FROM entries WHERE store = ? AND archived = 0 GROUP BY 1",
-        (store,),
-    )
-    return {branch: count for branch, count in rows}
-
-
-def orphaned(loc: gitfs.GitLocation, counts: Mapping[str | None, int]) -> int:
-    """Live memories scoped to a branch this repository no longer has."""
-    local = gitfs.local_branches(loc)
-    return sum(
-        n for branch, n in counts.items()
-        if branch is not None and branch not in local and not gitfs.branch_exists(loc, branch)
-    )
 
 
 def _plural(n: int) -> str:
@@ -89,9 +38,9 @@ def summary_line(store: str, branch: str | None, counts: Mapping[str | None, int
     total = sum(counts.values())
     if total == 0:
         return None
-    parts = [f"thatch: {printable(store)}", _plural(total)]
+    parts = [f"thatch: {one_line(store)}", _plural(total)]
     if branch and counts.get(branch):
-        parts.append(f"{counts[branch]} on {printable(branch)}")
+        parts.append(f"{counts[branch]} on {one_line(branch)}")
     if orphans:
         parts.append(f"{orphans} orphaned (thatch hygiene)")
     return " · ".join(parts)
@@ -99,33 +48,32 @@ def summary_line(store: str, branch: str | None, counts: Mapping[str | None, int
 
 def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | None, bool]:
     """(new state, line to show or None, entered another repository)."""
-    loc = gitfs.locate(cwd)
-    store, overridden = store_for(env, cwd)
-    branch = gitfs.head_branch(loc) if loc is not None else None
-    name = printable(store)  # the state travels as one line; tabs become spaces
-    state = name + SEP + (branch or "")
+    place = scope.here(env, cwd)
+    name = one_line(place.store)  # the state travels as one line; tabs become spaces
+    state = name + SEP + (place.branch or "")
     prev_store = prev.split(SEP, 1)[0] if prev else None
-    if loc is not None and branch is None and prev_store == name:
+    if place.repo is not None and place.branch is None and prev_store == name:
         # A detached HEAD (rebase, bisect) keeps the branch it left as the
         # state, so neither leaving nor returning to it prints anything.
         state = prev
     if state == prev:
         return state, None, False
-    entered = loc is not None and name != prev_store
-    conn = open_readonly(env)
+    entered = place.repo is not None and name != prev_store
+    conn = hooks.open_readonly(paths.db_path(env))
     if conn is None:
         return state, None, entered
     try:
-        counts = branch_counts(conn, store)
-    except sqlite3.Error:
+        counts = hooks.branch_counts(conn, place.store)
+    except Exception:
         return state, None, entered
     finally:
         conn.close()
     orphans = 0
     # Another store's branches say nothing about this repository's.
-    if loc is not None and counts and (not overridden or store == detected_store(env, cwd)):
-        orphans = orphaned(loc, counts)
-    return state, summary_line(store, branch, counts, orphans), entered
+    if counts and scope.belongs(place, place.store):
+        gone = set(scope.orphaned(place, [b for b in counts if b is not None]))
+        orphans = sum(n for b, n in counts.items() if b in gone)
+    return state, summary_line(place.store, place.branch, counts, orphans), entered
 
 
 def _warm(env: Mapping[str, str]) -> None:

@@ -32,7 +32,7 @@ _thatch_find_head() {
 }
 
 _thatch_prompt() {
-    local key line= out
+    local key line='' out
     # The walk up is cached per directory; it is redone only after a cd or
     # when the repository it found has gone away.
     if [[ $PWD != "${_thatch_pwd-}" || ( -n ${_thatch_head-} && ! -f $_thatch_head ) ]]; then

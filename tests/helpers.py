@@ -1,0 +1,178 @@
+"""Helpers shared by the tests (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+from thatch_cli.errors import ModelUnavailable
+
+FIXED_NOW = datetime(2026, 11, 30, 12, 0, 0, 123000, tzinfo=timezone.utc)
+# Spaces, a quote and a backslash: an embedded path must survive each shell's quoting.
+ODD_EXE = "/opt/thatch's bin/with \\ slash/thatch"
+THATCH = str(Path(sys.executable).with_name("thatch"))
+
+
+class BrokenEmbedder:
+    """A model that cannot load, as offline with an uncached model."""
+
+    name = "broken"
+    dim = 64
+
+    def embed_query(self, text):
+        raise ModelUnavailable("model 'broken' cannot load (offline)")
+
+    embed_passages = embed_query
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+class Result:
+    """What one in-process run of `thatch ARGS` produced."""
+
+    def __init__(self, exit_code: int, stdout: str, stderr: str) -> None:
+        self.exit_code, self.stdout, self.stderr = exit_code, stdout, stderr
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+    def json(self):
+        return json.loads(self.stdout)
+
+    def __repr__(self) -> str:
+        return f"Result(exit_code={self.exit_code}, stdout={self.stdout!r}, stderr={self.stderr!r})"
+
+
+def run_main(args, ctx, input: str | None = None) -> Result:
+    """Run `thatch ARGS` through the real entry point (thatch_cli.__main__.run:
+    the fast path first, Typer for help and errors) with the test Context."""
+    from thatch_cli.__main__ import run
+
+    ctx.stdin = io.StringIO(input or "")
+    ctx.stdout, ctx.stderr = io.StringIO(), io.StringIO()
+    code = run(list(args), ctx)
+    return Result(code, ctx.stdout.getvalue(), ctx.stderr.getvalue())
+
+
+PROBE_OUT_VAR = "THATCH_TEST_PROBE_OUT"
+
+# Runs the real entry module (`python -m thatch_cli`, fast path included) and, at exit,
+# writes the name of every module in sys.modules to the file named by PROBE_OUT_VAR.
+# The variable is taken out of the environment first, so thatch and its children never see it.
+_PROBE = f"""
+import atexit, json, os, runpy, sys
+def _report(out=os.environ.pop({PROBE_OUT_VAR!r})):
+    with open(out, "w") as fh:
+        json.dump(sorted(sys.modules), fh)
+atexit.register(_report)
+sys.argv = ["thatch", *sys.argv[1:]]
+runpy.run_module("thatch_cli", run_name="__main__")
+"""
+
+
+def run_probed(args, *, env: dict[str, str], cwd: Path, tmp_path: Path, timeout: float = 60,
+               input: str | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run `thatch ARGS` in a real process (the real entry point, fast path included); return the
+    finished process and the full names of every module it had imported when it exited.
+
+    Each call records into a fresh file of its own. The set is empty only if the process wrote no
+    record (it died before exiting normally): callers assert that it is not empty before trusting
+    an absence."""
+    out = tmp_path / f"probe-modules-{uuid.uuid4().hex}.json"
+    out.unlink(missing_ok=True)
+    result = subprocess.run([sys.executable, "-c", _PROBE, *args], env={**env, PROBE_OUT_VAR: str(out)}, cwd=cwd,
+                            input=input, capture_output=True, text=True, timeout=timeout)
+    try:
+        modules = set(json.loads(out.read_text()))
+    except FileNotFoundError:
+        return result, set()
+    out.unlink()
+    return result, modules
+
+
+def top_level(modules) -> set[str]:
+    """The top-level packages of these module names: {"rich.console", "json"} -> {"rich", "json"}."""
+    return {name.split(".")[0] for name in modules}
+
+
+def thatch_process(args, *, env: dict[str, str] | None = None, cwd: Path | None = None, input: str | None = None,
+                   timeout: float = 60) -> subprocess.CompletedProcess:
+    """`python -m thatch_cli ARGS` as a real process."""
+    return subprocess.run([sys.executable, "-m", "thatch_cli", *args], env=env if env is not None else dict(os.environ),
+                          cwd=cwd, input=input, capture_output=True, text=True, timeout=timeout)
+
+
+# -- daemons ---------------------------------------------------------------------------
+
+
+def daemon_pids(env: dict) -> list[int]:
+    """Live daemon processes started for this test's runtime dir."""
+    marker = f"XDG_RUNTIME_DIR={env['XDG_RUNTIME_DIR']}".encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                if b"thatch_cli.daemon" not in fh.read():
+                    continue
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                if marker not in fh.read().split(b"\0"):
+                    continue
+        except OSError:
+            continue
+        from thatch_cli.daemon import runtime
+
+        if runtime.pid_alive(int(name)):
+            found.append(int(name))
+    return sorted(found)
+
+
+def wait_until(predicate, timeout: float = 10.0, step: float = 0.02) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+def reap_zombie_children() -> None:
+    """Collect daemons this test process spawned (maybe_warm, in-process
+    clients) that have exited, so none lingers as a zombie."""
+    me = str(os.getpid()).encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[-1].split()
+        except OSError:
+            continue
+        if len(fields) > 1 and fields[0] == b"Z" and fields[1] == me:
+            try:
+                os.waitpid(int(name), os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+def stop_all(env: dict) -> None:
+    for pid in daemon_pids(env):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    wait_until(lambda: not daemon_pids(env), timeout=5)
+    time.sleep(0.05)
+    reap_zombie_children()

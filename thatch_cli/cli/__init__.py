@@ -1,0 +1,25 @@
+"""The command line. Typer is its one definition (app.py builds it from
+what the command modules declare); the fast path (fastpath.py) runs
+well-formed command lines against the spec exported from it, without
+importing Typer.
+
+    declare    Option/Argument/command: declaring commands without importing Typer
+    app        the Typer app, and running argv through it with one-line errors
+    fastpath   parsing argv against spec.json
+    run        one command's error policy, shared by both paths
+    output     JSON, rich tables or plain text; every line made safe to show
+    render     shared output helpers (tables, escaping, plurals)
+    progress   a progress bar on a terminal
+
+Command modules (declaration, body and output of each command):
+
+    memories   remember, list, show, forget, stores, reindex
+    recall     recall
+    tidy       hygiene, duplicates
+    dedup      dedup keep, mark, list
+    branches   rescope, archive
+    transfer   export, import
+    shell      init, completion install, show
+    githooks   hooks install, uninstall, status
+    daemon     daemon start, stop, status
+"""

@@ -1,0 +1,139 @@
+"""`thatch daemon start | stop | status`: the background process that keeps
+the embedding model loaded (daemon/)."""
+
+from __future__ import annotations
+
+import os
+
+from ..context import Context
+from ..errors import InvalidInput, ModelUnavailable, ThatchError
+from .declare import Json, command, group
+from .output import Output
+
+DAEMON = group("daemon", "The background process that keeps the embedding model loaded (started automatically).")
+
+STATUS_KEYS = ("pid", "model", "version", "ready", "model_error", "dim", "started_at", "uptime_seconds",
+               "rss_bytes", "requests", "idle_timeout_seconds", "cached_stores", "cached_vectors", "cache_loads",
+               "cache_patches", "socket")
+
+
+def _client(ctx: Context, autostart: bool = True):
+    from ..daemon.client import Client
+
+    return Client(ctx.env, autostart=autostart)
+
+
+def _socket_path(ctx: Context) -> str:
+    from ..daemon import runtime
+
+    return os.path.join(runtime.runtime_dir(ctx.env), runtime.SOCKET)
+
+
+@command("start", group=DAEMON)
+def daemon_start(ctx: Context, out: Output, *, as_json: Json = False) -> None:
+    """Start the daemon (if needed) and wait until its model is loaded."""
+    from ..daemon import runtime
+    from ..daemon.client import RemoteError, Unreachable
+
+    if runtime.disabled(ctx.env):
+        raise InvalidInput("the daemon is disabled by THATCH_DAEMON=0")
+    client = _client(ctx)
+    try:
+        before = client.status()
+        client.call("info")  # starts or replaces it, and waits for the model
+    except Unreachable as exc:
+        raise ThatchError(f"cannot start the daemon: {exc}") from None
+    except RemoteError as exc:
+        if exc.code == "model_unavailable":
+            raise ModelUnavailable(f"the daemon cannot load the model: {exc.message}") from None
+        raise ThatchError(f"the daemon failed: {exc.message}") from None
+    finally:
+        client.close()
+    status = client.status()
+    same = before is not None and status is not None and before.get("pid") == status.get("pid")
+    _status(out, status, _socket_path(ctx), action="already-running" if same else "started")
+
+
+@command("stop", group=DAEMON)
+def daemon_stop(ctx: Context, out: Output, *, as_json: Json = False) -> None:
+    """Stop the daemon; the next command that needs a vector starts it again."""
+    from ..daemon.client import Unreachable
+
+    try:
+        stopped = _client(ctx, autostart=False).stop()
+    except Unreachable as exc:
+        raise ThatchError(f"cannot stop the daemon: {exc}") from None
+    if out.json_mode:
+        out.json({"stopped": stopped is not None, "pid": (stopped or {}).get("pid")})
+    elif stopped is None:
+        out.line("The thatch daemon was not running")
+    else:
+        out.line(f"Stopped the thatch daemon (pid {stopped.get('pid')})")
+
+
+@command("status", group=DAEMON)
+def daemon_status(ctx: Context, out: Output, *, as_json: Json = False) -> None:
+    """Show pid, model, thatch version, uptime, resident memory and requests served."""
+    from ..daemon.client import Unreachable
+
+    try:
+        status = _client(ctx, autostart=False).status()
+    except Unreachable as exc:
+        raise ThatchError(f"cannot reach the daemon: {exc}") from None
+    _status(out, status, _socket_path(ctx))
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    seconds = int(seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h {minutes}m"
+    if hours:
+        return f"{hours}h {minutes}m"
+    if minutes:
+        return f"{minutes}m {secs}s"
+    return f"{secs}s"
+
+
+def _megabytes(value: int | None) -> str:
+    return "-" if value is None else f"{value / (1024 * 1024):.0f} MB"
+
+
+def status_payload(status: dict | None, socket_path: str) -> dict:
+    if status is None:
+        return {"running": False, "socket": socket_path}
+    return {"running": True, **{key: status.get(key) for key in STATUS_KEYS}}
+
+
+def _status(out: Output, status: dict | None, socket_path: str, *, action: str | None = None) -> None:
+    payload = status_payload(status, socket_path)
+    if out.json_mode:
+        out.json({**({"action": action} if action else {}), **payload})
+        return
+    if action == "started":
+        out.line(f"Started the thatch daemon (pid {payload.get('pid')})")
+    elif action == "already-running":
+        out.line(f"The thatch daemon is already running (pid {payload.get('pid')})")
+    if not payload["running"]:
+        out.line("The thatch daemon is not running")
+        return
+    if action is None:
+        out.line(f"The thatch daemon is running (pid {payload['pid']})")
+    state = "ready" if payload["ready"] and not payload["model_error"] else (
+        f"unavailable: {payload['model_error']}" if payload["model_error"] else "loading")
+    cache = f"{payload['cached_stores'] or 0} stores, {payload['cached_vectors'] or 0:,} vectors"
+    for name, value in (
+        ("model", f"{payload['model']} ({state})"),
+        ("version", f"thatch {payload['version']}"),
+        ("uptime", _duration(payload["uptime_seconds"])),
+        ("memory", f"{_megabytes(payload['rss_bytes'])} resident"),
+        ("requests", str(payload["requests"])),
+        ("cache", cache),
+        ("idle exit", _duration(payload["idle_timeout_seconds"])),
+        ("socket", payload["socket"]),
+    ):
+        out.line(f"  {name:<10}{value}")

@@ -1,0 +1,94 @@
+"""Declaring commands in Typer's vocabulary without importing Typer.
+
+A command module (cli/memories.py, cli/dedup.py, ...) holds each command's
+declaration, body and output in one function:
+
+    @command("show")
+    def show(ctx, out, *, label: Annotated[str, Argument(help="...")], store: Store = None,
+             as_json: Json = False) -> None:
+        ...
+
+`Option(...)` and `Argument(...)` take exactly the arguments of
+`typer.Option` / `typer.Argument` and record the call; cli/app.py replays
+it when it builds the Typer app, which stays the one definition of the
+command line (help, usage errors, and the exported spec the fast path
+parses are all Typer's). Recording instead of calling is what lets the fast
+path import a command module, and run its body, without paying ~100 ms
+for Typer and pydantic.
+
+The first two parameters of every command are the Context and the Output
+(cli/output.py); the rest are its command-line parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Callable, Optional, Sequence
+
+
+class Deferred:
+    """A recorded `typer.Option(...)` or `typer.Argument(...)` call."""
+
+    __slots__ = ("factory", "args", "kwargs", "choices")
+
+    def __init__(self, factory: str, args: tuple, kwargs: dict[str, Any], choices: Sequence[str] | None) -> None:
+        self.factory, self.args, self.kwargs, self.choices = factory, args, kwargs, choices
+
+    def build(self, typer_module) -> Any:
+        info = getattr(typer_module, self.factory)(*self.args, **self.kwargs)
+        if self.choices:
+            # The values are checked by the library (validate.py), with the
+            # same one-line error on every front door; Typer only shows
+            # and exports them (help, completion, man page).
+            info.thatch_choices = tuple(self.choices)
+            if info.metavar is None:
+                info.metavar = "[" + "|".join(self.choices) + "]"
+        return info
+
+
+def Option(*param_decls: str, choices: Sequence[str] | None = None, **settings: Any) -> Deferred:
+    """typer.Option(*param_decls, **settings); `choices` lists the values the
+    option takes (a plain str reaches the command)."""
+    return Deferred("Option", param_decls, settings, choices)
+
+
+def Argument(*, choices: Sequence[str] | None = None, **settings: Any) -> Deferred:
+    """typer.Argument(**settings); `choices` as for Option."""
+    return Deferred("Argument", (), settings, choices)
+
+
+class Command:
+    __slots__ = ("name", "group", "function", "settings")
+
+    def __init__(self, name: str, group: str | None, function: Callable, settings: dict[str, Any]) -> None:
+        self.name, self.group, self.function, self.settings = name, group, function, settings
+
+    @property
+    def path(self) -> str:
+        return f"{self.group} {self.name}" if self.group else self.name
+
+
+COMMANDS: list[Command] = []
+GROUPS: dict[str, str] = {}  # group name -> help
+
+
+def group(name: str, help: str) -> str:
+    """Declare a command group (`thatch NAME ...`); returns its name."""
+    GROUPS[name] = help
+    return name
+
+
+def command(name: str, *, group: str | None = None, **settings: Any) -> Callable[[Callable], Callable]:
+    """Register the decorated function as command `name` (of `group`).
+    `settings` go to Typer's command() (hidden, epilog, ...)."""
+
+    def register(function: Callable) -> Callable:
+        COMMANDS.append(Command(name, group, function, settings))
+        return function
+
+    return register
+
+
+# Parameters many commands share.
+Json = Annotated[bool, Option("--json", help="Print machine-readable JSON (stable keys; see README).")]
+Store = Annotated[Optional[str], Option("--store", "-s", metavar="STORE",
+                                        help="Store to use instead of the detected one (also THATCH_STORE).")]

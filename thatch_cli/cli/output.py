@@ -1,0 +1,77 @@
+"""Where command output goes: one JSON document for agents, rich tables on
+a terminal, plain text everywhere else (pipes, NO_COLOR, TERM=dumb).
+
+Every line for people passes through textsafe.visible, so text stored by
+anyone (labels, content, branch and store names) never sends a control
+sequence to the terminal; JSON keeps the exact text.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, Any, Mapping
+
+from ..errors import ThatchError
+from ..textsafe import visible
+
+
+def wants_rich(stream: IO[str], env: Mapping[str, str]) -> bool:
+    if env.get("NO_COLOR") or env.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Output:
+    def __init__(self, *, json_mode: bool, env: Mapping[str, str], stdout: IO[str] | None = None,
+                 stderr: IO[str] | None = None) -> None:
+        self.json_mode = json_mode
+        self.env = env
+        self.stdout = stdout or sys.stdout
+        self.stderr = stderr or sys.stderr
+        self.rich = not json_mode and wants_rich(self.stdout, env)
+        self.rich_stderr = wants_rich(self.stderr, env)
+        self._console = None
+
+    @property
+    def console(self):
+        """A rich console, only ever built on a terminal (rich costs ~40 ms to import)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(file=self.stdout, highlight=False)
+        return self._console
+
+    @staticmethod
+    def dumps(payload: Any, *, compact: bool = False) -> str:
+        """Exactly what json() writes (recall's --budget measures it)."""
+        if compact:
+            return json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n"
+        return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
+    def json(self, payload: Any, *, compact: bool = False) -> None:
+        self.stdout.write(self.dumps(payload, compact=compact))
+
+    def line(self, text: str = "") -> None:
+        self.stdout.write(visible(text) + "\n")
+
+    def notice(self, text: str) -> None:
+        """Side information (warnings, degraded modes): stderr, so stdout stays parseable."""
+        self.stderr.write(f"thatch: {visible(text, keep='')}\n")
+
+    def error(self, err: ThatchError) -> None:
+        """One line: on stderr for people; with --json, one compact JSON
+        object on stdout (where an agent reads the result it expected)."""
+        if self.json_mode:
+            self.json({"error": error_payload(err)}, compact=True)
+        else:
+            self.stderr.write(f"thatch: error: {visible(err.message, keep='')}\n")
+
+
+def error_payload(err: ThatchError) -> dict[str, Any]:
+    extra = {k: v if isinstance(v, (str, int, float, bool, type(None), list)) else str(v)
+             for k, v in err.details.items()}
+    return {"code": err.code, "message": err.message, "exit_code": err.exit_code, **extra}

@@ -1,0 +1,53 @@
+"""Running one command with thatch's error policy. Shared by the Typer
+path and the fast path, and free of Typer itself."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..context import Context
+from ..errors import EXIT_INTERNAL, DatabaseError, ThatchError
+from .output import Output
+
+Command = Callable[..., "int | None"]
+
+
+def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
+    """Call `command(ctx, out, **params)`; a ThatchError becomes one line (or
+    one JSON object) and its exit code, never a traceback. Returns the exit code."""
+    out = Output(json_mode=bool(params.get("as_json")), env=ctx.env, stdout=ctx.stdout, stderr=ctx.stderr)
+    try:
+        code = command(ctx, out, **params)
+        return int(code or 0)
+    except ThatchError as err:
+        out.error(err)
+        return err.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        err = database_error(exc)
+        if err is not None:
+            out.error(err)
+            return err.exit_code
+        if ctx.env.get("THATCH_DEBUG"):
+            raise
+        # A bug: still one line, with a way to see more.
+        out.error(ThatchError(f"internal error: {type(exc).__name__}: {exc} (set THATCH_DEBUG=1 for a traceback)"))
+        return EXIT_INTERNAL
+    finally:
+        ctx.close()
+
+
+def database_error(exc: BaseException) -> DatabaseError | None:
+    """The database error an SQLite exception means (locked, read-only,
+    corrupt), or None for anything else."""
+    import sqlite3
+
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return DatabaseError("database is locked by another process; try again", retryable=True)
+    return DatabaseError(f"database error: {text}")

@@ -1,0 +1,139 @@
+"""What the daemon does for each operation of the protocol. Each handler
+takes the server, the request's checked fields and its payload, and returns
+the reply's fields and payload (protocol.SHAPES declares both)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any, Callable
+
+from .. import __version__
+from .model import RequestError
+from .protocol import PROTOCOL_VERSION
+
+if TYPE_CHECKING:
+    from .server import Server
+
+Reply = tuple[dict[str, Any], bytes]
+
+
+def ping(server: "Server", request: dict, payload: bytes) -> Reply:
+    return {"pid": os.getpid(), "model": server.model.name, "version": __version__, "protocol": PROTOCOL_VERSION,
+            "ready": server.model.ready.is_set()}, b""
+
+
+def status(server: "Server", request: dict, payload: bytes) -> Reply:
+    stores, vectors = server.cache.size()
+    return {
+        "pid": os.getpid(),
+        "model": server.model.name,
+        "version": __version__,
+        "protocol": PROTOCOL_VERSION,
+        "ready": server.model.ready.is_set(),
+        "model_error": server.model.error,
+        "model_load_seconds": server.model.load_seconds,
+        "dim": server.model.dim or None,
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(server.started)),
+        "uptime_seconds": round(time.time() - server.started, 3),
+        "rss_bytes": rss_bytes(),
+        "requests": server.requests,
+        "idle_timeout_seconds": server.idle,
+        "cached_stores": stores,
+        "cached_vectors": vectors,
+        "cache_loads": server.cache.loads,
+        "cache_patches": server.cache.patches,
+        "socket": server.socket_path,
+        "python": sys.version.split()[0],
+    }, b""
+
+
+def shutdown(server: "Server", request: dict, payload: bytes) -> Reply:
+    unless = request["unless"]
+    if unless and unless == server.identity():
+        return {"stopping": False, "pid": os.getpid()}, b""
+    server.stop(request["reason"] or "asked to stop")
+    return {"stopping": True, "pid": os.getpid()}, b""
+
+
+def info(server: "Server", request: dict, payload: bytes) -> Reply:
+    server.model.get()
+    return {"model": server.model.name, "dim": server.model.dim}, b""
+
+
+def embed(server: "Server", request: dict, payload: bytes) -> Reply:
+    from ..ranking.dense import to_blob
+
+    texts = request["texts"]
+    if not all(isinstance(t, str) for t in texts):
+        raise RequestError("bad_request", "texts must be a list of strings")
+    if request["kind"] == "query":
+        data = b"".join(to_blob(server.model.embed_query(t)) for t in texts)
+    else:
+        data = to_blob(server.model.embed_passages(texts)) if texts else b""
+    return {"model": server.model.name, "dim": server.model.dim, "count": len(texts)}, data
+
+
+def search(server: "Server", request: dict, payload: bytes) -> Reply:
+    from ..embeddings import model_space
+    from ..ranking.dense import semantic, to_blob
+
+    stores = request["stores"]
+    if not all(isinstance(s, str) for s in stores):
+        raise RequestError("bad_request", "stores must be a list of strings")
+    returned = b""
+    if request["query"] is not None:
+        vector = server.model.embed_query(request["query"])
+    elif request["passage"] is not None:
+        vector = server.model.embed_passages([request["passage"]])[0]
+        returned = to_blob(vector)
+    else:
+        raise RequestError("bad_request", "search needs a query or a passage")
+    space, dim = model_space(server.model.name) or "", int(vector.shape[-1])
+    entries = {}
+
+    def loader(store: str, space: str, dim: int):
+        entries[store] = server.cache.entry(request["db"], store, space, dim)
+        return entries[store].vectors
+
+    try:
+        exclude = {(str(s), str(slug)) for s, slug in request["exclude"]}
+    except (TypeError, ValueError):
+        raise RequestError("bad_request", "exclude must be a list of [store, slug] pairs") from None
+    hits, floor = semantic(loader, stores, vector, space=space, branch=request["branch"],
+                           include_archived=request["include_archived"], limit=request["limit"],
+                           exclude=exclude, min_score=request["min_score"], any_branch=request["any_branch"])
+    return {"model": server.model.name, "dim": dim, "unranked": sum(e.unranked for e in entries.values()),
+            "floor": floor, "hits": [[h.store, h.slug, h.score] for h in hits]}, returned
+
+
+def saved(server: "Server", request: dict, payload: bytes) -> Reply:
+    """A client saved one memory and tells us, so the cached matrix is
+    patched instead of reloaded (see cache.StoreCache.apply_saved)."""
+    memory = (request["branch"], request["archived"], request["model"], payload or None)
+    patched = server.cache.apply_saved(request["db"], request["store"], request["before"], request["after"],
+                                       request["slug"], memory, request["replaced"])
+    return {"patched": patched}, b""
+
+
+HANDLERS: dict[str, Callable[["Server", dict, bytes], Reply]] = {
+    "ping": ping, "status": status, "shutdown": shutdown, "info": info, "embed": embed, "search": search,
+    "saved": saved,
+}
+
+
+def rss_bytes() -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    except Exception:
+        return None

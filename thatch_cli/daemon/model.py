@@ -1,0 +1,110 @@
+"""The daemon's embedding model: loaded once in the background, used from
+one worker thread."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Mapping
+
+from . import runtime
+from .log import log
+
+
+class RequestError(Exception):
+    """A request the daemon answers with an error code instead of a result."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Model:
+    """The embedder, loaded once in the background. Every encode runs on one
+    long-lived worker thread: calls are serialised, and torch's OpenMP
+    thread team is created once instead of by each connection's thread
+    (which costs ~10 ms per request)."""
+
+    def __init__(self, env: Mapping[str, str], rundir: str | None = None) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.env = env
+        self.rundir = rundir
+        self.name = runtime.expected_model(env)
+        self.ready = threading.Event()
+        self.embedder = None
+        self.dim = 0
+        self.error: str | None = None
+        self.load_seconds: float | None = None
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model")
+
+    def start_loading(self) -> None:
+        self._worker.submit(self.load)
+
+    def load(self) -> None:
+        started = time.monotonic()
+        try:
+            from ..embeddings import embedder_from_env
+            from ..errors import ThatchError
+
+            try:
+                embedder = embedder_from_env(self.env)
+                probe = embedder.embed_query("dimension probe")  # loads and warms the model
+                self.embedder, self.dim = embedder, int(probe.shape[-1])
+                if embedder.name != self.name:
+                    log(f"model reports name {embedder.name!r}, expected {self.name!r}")
+                    self.name = embedder.name
+            except ThatchError as exc:
+                self.error = exc.message
+            except Exception as exc:  # a broken install must not kill the daemon silently
+                self.error = f"cannot load embedding model: {type(exc).__name__}: {exc}"
+        finally:
+            self.load_seconds = time.monotonic() - started
+            self.ready.set()
+        if self.error:
+            log(f"model {self.name} unavailable: {self.error}")
+        else:
+            log(f"model {self.name} loaded in {self.load_seconds:.1f}s (dim {self.dim})")
+        self._mark_failure()
+
+    def _mark_failure(self) -> None:
+        """Leave a note so the prompt hook stops respawning a daemon for a
+        model that cannot load (commands still try, and fall back)."""
+        if not self.rundir:
+            return
+        from .warm import FAILED
+
+        path = os.path.join(self.rundir, FAILED)
+        try:
+            if self.error:
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(f"{self.name}\n{self.error}\n")
+            elif os.path.exists(path):
+                os.unlink(path)
+        except OSError:
+            pass
+
+    def get(self):
+        self.ready.wait()
+        if self.embedder is None:
+            raise RequestError("model_unavailable", self.error or "model not loaded")
+        return self.embedder
+
+    def _run(self, fn, *args):
+        from ..errors import ThatchError
+
+        try:
+            return self._worker.submit(fn, *args).result()
+        except ThatchError as exc:
+            raise RequestError("model_unavailable", exc.message) from None
+
+    def embed_query(self, text: str):
+        return self._run(self.get().embed_query, text)
+
+    def embed_passages(self, texts: list[str]):
+        return self._run(self.get().embed_passages, texts)
+
+    def close(self) -> None:
+        self._worker.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,249 @@
+"""Where vectors come from for an operation: the warm daemon, or the same
+work done in this process. recall, remember, reindex and import call an
+engine and never care which one they got (Context.engine() picks).
+
+Both engines run the same code for the same request (the daemon calls
+ranking.dense.semantic on a cached StoreVectors, this process on a freshly
+loaded one), so results are identical either way. Vectors cross as float32 BLOBs
+(bytes), exactly what the `embedding` column stores, so the daemon path
+needs no numpy in the client.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+
+from .errors import ModelUnavailable
+from .records import Hit
+
+if TYPE_CHECKING:
+    from .context import Context
+
+
+# Plain classes, not dataclasses: building a dataclass compiles its methods
+# at import, ~0.4 ms each on every `thatch recall`.
+
+
+class Answer:
+    """What a search returns: the model's name (as stored in the `model`
+    column) and dimension, the hits, how many rows of the searched stores the
+    model cannot rank, for a passage search the passage's vector, and the
+    lowest score of any row in scope (None when nothing was in scope)."""
+
+    __slots__ = ("model", "dim", "hits", "unranked", "vector", "floor")
+
+    def __init__(self, model: str, dim: int, hits: list[Hit] | None = None, unranked: int = 0,
+                 vector: bytes | None = None, floor: float | None = None) -> None:
+        self.model, self.dim, self.hits, self.unranked, self.vector = model, dim, hits or [], unranked, vector
+        self.floor = floor
+
+    def __repr__(self) -> str:
+        return f"Answer(model={self.model!r}, dim={self.dim}, hits={self.hits!r}, unranked={self.unranked})"
+
+
+class Embedded:
+    """Vectors of passages, one float32 BLOB each, and the model that made them."""
+
+    __slots__ = ("model", "dim", "blobs")
+
+    def __init__(self, model: str, dim: int, blobs: list[bytes]) -> None:
+        self.model, self.dim, self.blobs = model, dim, blobs
+
+    def __repr__(self) -> str:
+        return f"Embedded(model={self.model!r}, dim={self.dim}, count={len(self.blobs)})"
+
+
+class LocalEngine:
+    """Embed and search in this process with ctx.embedder()."""
+
+    uses_daemon = False
+
+    def __init__(self, ctx: "Context") -> None:
+        self.ctx = ctx
+
+    def search(
+        self,
+        stores: Sequence[str],
+        *,
+        query: str | None = None,
+        passage: str | None = None,
+        branch: str | None = None,
+        include_archived: bool = False,
+        limit: int = 10,
+        exclude: Iterable[tuple[str, str]] = (),
+        min_score: float | None = None,
+        any_branch: bool = False,
+        inventory: bool = False,
+        meanwhile: Callable[[], None] | None = None,
+    ) -> Answer:
+        """Rank `stores` against a query (embed_query) or a passage
+        (embed_passages; its vector is returned too). `meanwhile` is work
+        the caller wants done during the search (run first, in-process)."""
+        from .embeddings import model_space
+        from .ranking.dense import db_loader, semantic, to_blob
+        from .storage.vectors import inventory
+
+        if meanwhile is not None:
+            meanwhile()
+        embedder = self.ctx.embedder()
+        if query is not None:
+            vector = embedder.embed_query(query)
+        else:
+            vector = embedder.embed_passages([passage or ""])[0]
+        space, dim = model_space(embedder.name) or "", int(vector.shape[-1])
+        db = self.ctx.db()
+        unranked = 0
+        if inventory and stores:
+            unranked = sum(count for model, length, count in inventory(db, list(stores))
+                           if length != 4 * dim or model_space(model) != space)
+        hits, floor = semantic(
+            db_loader(db),
+            list(stores),
+            vector,
+            space=space,
+            branch=branch,
+            include_archived=include_archived,
+            limit=limit,
+            exclude=set(exclude),
+            min_score=min_score,
+            any_branch=any_branch,
+        )
+        return Answer(embedder.name, dim, hits, unranked, to_blob(vector) if query is None else None, floor)
+
+    def embed_passages(self, texts: Sequence[str]) -> Embedded:
+        from .ranking.dense import to_blob
+
+        embedder = self.ctx.embedder()
+        vectors = embedder.embed_passages(list(texts))
+        dim = int(vectors.shape[-1]) if len(texts) else self.model_info()[1]
+        return Embedded(embedder.name, dim, [to_blob(v) for v in vectors])
+
+    @property
+    def wants_save_hints(self) -> bool:
+        return False
+
+    def saved(self, memory, before: int, after: int, replaced: bool) -> None:
+        """Nothing is cached in-process."""
+
+    def model_info(self) -> tuple[str, int]:
+        """(model name, dimension); loads the model."""
+        embedder = self.ctx.embedder()
+        probe = embedder.embed_query("dimension probe")
+        return embedder.name, int(probe.shape[-1])
+
+    def close(self) -> None:
+        pass
+
+
+class DaemonEngine:
+    """Ask the daemon (starting it if needed); if it cannot serve, say so on
+    one line and do the rest of the command in-process."""
+
+    uses_daemon = True
+
+    def __init__(self, ctx: "Context") -> None:
+        from .daemon.client import Client
+
+        self.ctx = ctx
+        self.client = Client(ctx.env)
+        self.local: LocalEngine | None = None
+
+    def _fallback(self, reason: str) -> LocalEngine:
+        self.client.close()
+        self.ctx.notice(f"daemon unavailable ({reason}); embedding in-process")
+        self.local = LocalEngine(self.ctx)
+        return self.local
+
+    def _call(self, op: str, meanwhile: Callable[[], None] | None = None, **fields):
+        """(reply, payload) from the daemon, or None after falling back."""
+        from .daemon.client import RemoteError, Unreachable
+
+        try:
+            return self.client.call(op, meanwhile=meanwhile, **fields)
+        except RemoteError as err:
+            if err.code == "model_unavailable":
+                raise ModelUnavailable(err.message) from None
+            self._fallback(f"{err.code}: {err.message}")
+        except Unreachable as err:
+            self._fallback(str(err))
+        return None
+
+    def search(self, stores: Sequence[str], *, query: str | None = None, passage: str | None = None,
+               branch: str | None = None, include_archived: bool = False, limit: int = 10,
+               exclude: Iterable[tuple[str, str]] = (), min_score: float | None = None, any_branch: bool = False,
+               inventory: bool = False, meanwhile: Callable[[], None] | None = None) -> Answer:
+        """Like LocalEngine.search; `meanwhile` runs while the daemon works.
+        (The daemon always counts unranked rows: it has them cached.)"""
+        if meanwhile is not None:
+            meanwhile = _once(meanwhile)
+        exclude = list(exclude)
+        if self.local is None:
+            got = self._call("search", meanwhile, db=os.path.abspath(self.ctx.db_path), stores=list(stores),
+                             query=query, passage=passage, branch=branch, include_archived=include_archived,
+                             limit=limit, exclude=[list(key) for key in exclude], min_score=min_score,
+                             any_branch=any_branch)
+            if got is not None:
+                reply, payload = got
+                hits = [Hit(store, slug, float(score), "semantic") for store, slug, score in reply["hits"]]
+                floor = reply["floor"]
+                return Answer(reply["model"], reply["dim"], hits, reply["unranked"], payload or None,
+                              float(floor) if floor is not None else None)
+        assert self.local is not None
+        return self.local.search(stores, query=query, passage=passage, branch=branch,
+                                 include_archived=include_archived, limit=limit, exclude=exclude,
+                                 min_score=min_score, any_branch=any_branch, inventory=inventory,
+                                 meanwhile=meanwhile)
+
+    def embed_passages(self, texts: Sequence[str]) -> Embedded:
+        if self.local is None:
+            got = self._call("embed", texts=list(texts), kind="passage")
+            if got is not None:
+                from .daemon.protocol import split_vectors
+
+                reply, payload = got
+                return Embedded(reply["model"], reply["dim"], split_vectors(payload, reply["dim"]))
+        assert self.local is not None
+        return self.local.embed_passages(texts)
+
+    @property
+    def wants_save_hints(self) -> bool:
+        return self.local is None
+
+    def saved(self, memory, before: int, after: int, replaced: bool) -> None:
+        """Tell the daemon about a memory just saved, moving its store from
+        version `before` to `after`, so it patches its cached matrix instead
+        of reloading the store. Fire and forget: the daemon checks the
+        versions, and the database stays the truth if the hint is lost."""
+        if self.local is None:
+            self.client.notify("saved", memory.embedding or b"", db=os.path.abspath(self.ctx.db_path),
+                               store=memory.store, slug=memory.slug, branch=memory.branch,
+                               archived=bool(memory.archived), model=memory.model, before=before, after=after,
+                               replaced=replaced)
+
+    def model_info(self) -> tuple[str, int]:
+        if self.local is None:
+            got = self._call("info")
+            if got is not None:
+                return got[0]["model"], got[0]["dim"]
+        assert self.local is not None
+        return self.local.model_info()
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _once(task: Callable[[], None]) -> Callable[[], None]:
+    """`task`, run at most once however often it is called (a daemon that
+    fails after running it hands the search over to this process)."""
+    pending = [task]
+
+    def run() -> None:
+        if pending:
+            pending.pop()()
+
+    return run
+
+
+def make_engine(ctx: "Context"):
+    return DaemonEngine(ctx) if ctx.daemon_enabled() else LocalEngine(ctx)

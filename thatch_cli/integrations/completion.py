@@ -1,0 +1,96 @@
+"""Installing the generated shell completion scripts where each shell looks.
+
+The script is rendered by the same generator that writes completions/ in
+the repository, from the CLI definitions exported in cli_spec.json, so what
+is installed is exactly what was generated.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from ..errors import ThatchError
+from ..files import replace_atomically
+from .shell import SHELLS, check_shell
+
+
+@dataclass
+class Installed:
+    shell: str
+    path: Path
+    status: str  # "installed" (new file), "updated" (content replaced) or "unchanged"
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"shell": self.shell, "path": str(self.path), "status": self.status, "notes": self.notes}
+
+
+def script(shell: str) -> str:
+    from ..cli.fastpath import load_spec
+    from ..gen.completions import RENDERERS, tree
+
+    try:
+        definitions = load_spec()
+    except (OSError, ValueError) as exc:
+        raise ThatchError(f"CLI definitions missing from the installation: {exc}") from exc
+    return RENDERERS[check_shell(shell)](tree(definitions))
+
+
+def _home(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or os.path.expanduser("~"))
+
+
+def target(shell: str, env: Mapping[str, str]) -> Path:
+    home = _home(env)
+    if shell == "bash":
+        data = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
+        return data / "bash-completion" / "completions" / "thatch"
+    if shell == "zsh":
+        return home / ".zfunc" / "_thatch"
+    config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    return config / "fish" / "completions" / "thatch.fish"
+
+
+def _notes(shell: str, path: Path, env: Mapping[str, str]) -> list[str]:
+    home = _home(env)
+    if shell == "bash":
+        if any(Path(p).is_file() for p in ("/usr/share/bash-completion/bash_completion",
+                                           "/usr/local/share/bash-completion/bash_completion",
+                                           "/opt/homebrew/share/bash-completion/bash_completion",
+                                           "/etc/bash_completion")):
+            return ["bash-completion loads it in new shells."]
+        return [f"bash-completion was not found; install it, or add to ~/.bashrc: source {path}"]
+    if shell == "zsh":
+        zdot = Path(env.get("ZDOTDIR") or home)
+        try:
+            rc = (zdot / ".zshrc").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            rc = ""
+        notes = []
+        if ".zfunc" not in rc:
+            notes.append(f"Add to {zdot / '.zshrc'}, before compinit runs: fpath=(~/.zfunc $fpath)")
+        notes.append("Then start a new shell (if completion does not appear: rm -f ~/.zcompdump*; exec zsh).")
+        return notes
+    return ["fish loads it in new shells."]
+
+
+def install(shell: str, env: Mapping[str, str]) -> Installed:
+    """Write the script for `shell` where it looks; a no-op when already current."""
+    shell = check_shell(shell)
+    text = script(shell)
+    path = target(shell, env)
+    try:
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+    except OSError:
+        current = None
+    if current == text:
+        return Installed(shell, path, "unchanged", _notes(shell, path, env))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_atomically(path, text, 0o644)
+    except OSError as exc:
+        raise ThatchError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return Installed(shell, path, "installed" if current is None else "updated", _notes(shell, path, env))

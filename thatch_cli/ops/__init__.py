@@ -1,0 +1,14 @@
+"""The operations every front door calls: the command line, the hot paths,
+the MCP server and library users. Each takes a Context, checks its inputs
+through validate.py, and returns a plain outcome with a `to_json()` shape.
+
+    scope      which store(s) an operation works on, and finding a memory by label
+    remember   save a memory (embed, warn about near-duplicates, write)
+    recall     hybrid, semantic or lexical search; recall stamps telemetry
+    memories   list, show, forget, stores
+    reindex    embed what the current model cannot rank
+    hygiene    the report: near-duplicates, stale memories, orphaned branches
+    dedup      near-duplicate clusters and verdicts on pairs
+    branches   move or archive a branch's memories
+    transfer   JSONL export and import
+"""

@@ -1,0 +1,142 @@
+"""Saving a memory: validate, embed (or degrade), write, warn about near-duplicates.
+
+One engine call (the daemon, or this process) embeds the text and finds the
+near-duplicates already in the store; the write then happens here, so a
+daemon that fails mid-way never costs the memory: the engine falls back to
+embedding in-process, and an unloadable model saves without a vector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import validate
+from ..context import Context
+from ..errors import InvalidInput, ModelUnavailable
+from ..records import Memory
+from ..slugs import derive_label, passage_text, slugify
+from .scope import target
+
+# The one near-duplicate cut-off: this warning, hygiene and `thatch
+# duplicates` (chosen on tests/data/duplicate_pairs.json: python
+# bench/duplicate_threshold.py). Defined here, not in dedup.py, so a
+# save through the daemon imports nothing it does not use.
+DUPLICATE_THRESHOLD = 0.85
+MAX_DUPLICATE_WARNINGS = 3
+
+
+@dataclass
+class SaveOutcome:
+    memory: Memory
+    replaced: Memory | None
+    similar: list[tuple[Memory, float]] = field(default_factory=list)
+    notice: str | None = None
+
+    @property
+    def has_vector(self) -> bool:
+        return self.memory.embedding is not None
+
+    def to_json(self) -> dict:
+        return {
+            "status": "replaced" if self.replaced else "created",
+            "memory": self.memory.public(),
+            "has_vector": self.has_vector,
+            "similar": [{**m.brief(), "score": round(score, 4)} for m, score in self.similar],
+            "notices": [self.notice] if self.notice else [],
+        }
+
+
+def resolve_label(label: str | None, content: str) -> tuple[str, str]:
+    """(label, body): the given label, else one derived from the content's
+    first heading or line (the heading then leaves the body)."""
+    if label is None:
+        label, body = derive_label(content)
+        if not label:
+            raise InvalidInput("cannot derive a label from the content; give one")
+        return validate.label(label), body
+    return validate.label(label), content
+
+
+def remember(
+    ctx: Context,
+    content: str,
+    label: str | None = None,
+    *,
+    store: str | None = None,
+    branch: str | None = None,
+    this_branch: bool = False,
+    confidence: int | None = None,
+    overwrite: bool = False,
+    archived: bool | None = None,
+) -> SaveOutcome:
+    content = validate.content(content)
+    confidence = validate.confidence(confidence)
+    label, body = resolve_label(label, content)
+    validate.one_of(**{"--branch": branch is not None, "--this-branch": this_branch})
+    if this_branch:
+        branch = ctx.current_branch()
+        if branch is None:
+            raise InvalidInput("--this-branch needs a checked-out branch (not a detached HEAD or a non-repository)")
+    if branch is not None:
+        branch = validate.branch(branch)
+    store_name = target(ctx, store)
+    text = passage_text(label, body)
+    now = ctx.now()
+    memory = Memory(
+        store=store_name,
+        slug=slugify(label),
+        label=label,
+        content=text,
+        branch=branch,
+        confidence=confidence,
+        created_at=now,
+        updated_at=now,
+    )
+    db = ctx.db()
+    # Fail before the (slow) embedding when the write cannot happen; save()
+    # checks again inside its transaction.
+    db.check_writable(store_name, memory.slug, overwrite=overwrite, archived=archived)
+    notice = None
+    similar: list = []
+    try:
+        answer = find_similar(ctx, memory, text)
+        memory.embedding, memory.model = answer.vector, answer.model
+        similar = answer.hits
+    except ModelUnavailable as exc:
+        notice = f"saved without a vector ({exc.message}); run 'thatch reindex' once the model loads"
+    engine = ctx.engine()
+    hint = engine.wants_save_hints
+    before = db.store_version(store_name) if hint else 0
+    replaced = db.save(memory, overwrite=overwrite, archived=archived)
+    if hint:
+        # One save bumps the store version once per row it inserts or
+        # deletes; any other difference means someone else wrote meanwhile,
+        # and the daemon must reload instead of patching.
+        after = db.store_version(store_name)
+        if after - before == (2 if replaced is not None else 1):
+            engine.saved(memory, before, after, replaced is not None)
+    outcome = SaveOutcome(memory=memory, replaced=replaced, notice=notice)
+    if similar:
+        found = db.get_many(h.key for h in similar)
+        outcome.similar = [(found[h.key], h.score) for h in similar if h.key in found]
+    return outcome
+
+
+def find_similar(ctx: Context, memory: Memory, text: str):
+    """Embed `text` and find up to three live memories of the same store
+    (any branch, never the one being replaced) it nearly repeats. Computed
+    before the write, which changes nothing: the memory itself is excluded.
+    A warning only: it never blocks the save.
+
+    A passage search: the text is embedded as a passage (never with a BGE
+    query prefix), the way the stored vectors it is compared with were."""
+    return ctx.engine().search(
+        [memory.store],
+        passage=text,
+        branch=None,
+        include_archived=False,
+        limit=MAX_DUPLICATE_WARNINGS,
+        exclude={memory.key},
+        min_score=DUPLICATE_THRESHOLD,
+        any_branch=True,
+    )

@@ -1,0 +1,157 @@
+"""The dense ranking: vectors as BLOBs, each store's matrix, cosine top-k.
+
+Shared by the in-process engine and the warm daemon, so both return
+identical results. Imports numpy: only paths that compare vectors load it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..embeddings import model_space
+from ..records import Hit
+
+
+def to_blob(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def from_blob(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype="<f4")
+
+
+def normalise(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+@dataclass
+class StoreVectors:
+    """Every comparable vector of one store, ready for a matrix product.
+
+    Branches are kept as integer codes (0 = unscoped) so filtering 100k rows
+    per query is one vectorised comparison.
+    """
+
+    store: str
+    slugs: list[str]
+    branch_codes: np.ndarray  # int32, one per row
+    branch_ids: dict[str, int]
+    archived: np.ndarray  # bool, one per row
+    matrix: np.ndarray  # float32, rows L2-normalised
+
+    @classmethod
+    def build(cls, store: str, rows: Sequence[tuple[str, str | None, int, bytes]], dim: int) -> "StoreVectors":
+        count = len(rows)
+        matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype="<f4").reshape(count, dim)
+        branch_ids: dict[str, int] = {}
+        codes = np.zeros(count, dtype=np.int32)
+        for i, (_, branch, _, _) in enumerate(rows):
+            if branch:
+                codes[i] = branch_ids.setdefault(branch, len(branch_ids) + 1)
+        return cls(
+            store=store,
+            slugs=[r[0] for r in rows],
+            branch_codes=codes,
+            branch_ids=branch_ids,
+            archived=np.fromiter((bool(r[2]) for r in rows), dtype=bool, count=count),
+            matrix=normalise(matrix),
+        )
+
+    def mask(self, branch: str | None, include_archived: bool, any_branch: bool = False) -> np.ndarray:
+        """Unscoped rows plus rows of `branch` (every row with `any_branch`);
+        archived rows only when asked."""
+        keep = np.ones(len(self.slugs), dtype=bool) if any_branch else self.branch_codes == 0
+        if branch and branch in self.branch_ids and not any_branch:
+            keep |= self.branch_codes == self.branch_ids[branch]
+        if not include_archived:
+            keep &= ~self.archived
+        return keep
+
+
+def top_scores(
+    indexes: Sequence[StoreVectors],
+    query: np.ndarray,
+    *,
+    branch: str | None,
+    include_archived: bool,
+    limit: int,
+    exclude: set[tuple[str, str]] = frozenset(),
+    min_score: float | None = None,
+    any_branch: bool = False,
+) -> tuple[list[tuple[str, str, float]], float | None]:
+    """Best (store, slug, cosine) across indexes, ties broken by store then slug
+    so results are identical however the vectors were loaded; and the lowest
+    cosine among every row in scope (None when there is none), the bottom of
+    the scale hybrid ranking normalises against."""
+    query = normalise(query.reshape(-1))
+    found: list[tuple[str, str, float]] = []
+    floor: float | None = None
+    for index in indexes:
+        if not index.slugs:
+            continue
+        keep = np.flatnonzero(index.mask(branch, include_archived, any_branch))
+        if keep.size == 0:
+            continue
+        # Multiply first, select after: indexing the matrix would copy it (150 MB at 100k rows).
+        scores = (index.matrix @ query)[keep]
+        lowest = float(scores.min())
+        floor = lowest if floor is None else min(floor, lowest)
+        if min_score is not None:
+            passing = scores >= min_score
+            keep, scores = keep[passing], scores[passing]
+        take = min(limit + len(exclude), scores.size)
+        if take <= 0:
+            continue
+        best = np.argpartition(-scores, take - 1)[:take] if take < scores.size else np.arange(scores.size)
+        for i in best:
+            slug = index.slugs[int(keep[i])]
+            if (index.store, slug) not in exclude:
+                found.append((index.store, slug, float(scores[i])))
+    found.sort(key=lambda hit: (-round(hit[2], 6), hit[0], hit[1]))
+    return found[:limit], floor
+
+
+VectorLoader = Callable[[str, str, int], StoreVectors]
+
+
+def comparable(model: str | None, blob: bytes, space: str, dim: int) -> bool:
+    """Only vectors of the same embedding space and width are ever scored."""
+    return len(blob) == 4 * dim and model_space(model) == space
+
+
+def load_store_vectors(db, store: str, space: str, dim: int) -> StoreVectors:
+    from ..storage.vectors import vector_rows
+
+    rows = [(slug, branch, archived, blob) for slug, branch, archived, blob, model in vector_rows(db, store)
+            if comparable(model, blob, space, dim)]
+    return StoreVectors.build(store, rows, dim)
+
+
+def db_loader(db) -> VectorLoader:
+    return lambda store, space, dim: load_store_vectors(db, store, space, dim)
+
+
+def semantic(
+    loader: VectorLoader,
+    stores: Sequence[str],
+    query_vector,
+    *,
+    space: str,
+    branch: str | None,
+    include_archived: bool,
+    limit: int,
+    exclude: set[tuple[str, str]] = frozenset(),
+    min_score: float | None = None,
+    any_branch: bool = False,
+) -> tuple[list[Hit], float | None]:
+    """The best hits, and the lowest cosine in scope (see top_scores)."""
+    dim = int(query_vector.shape[-1])
+    indexes = [loader(store, space, dim) for store in stores]
+    scored, floor = top_scores(indexes, query_vector, branch=branch, include_archived=include_archived,
+                               limit=limit, exclude=exclude, min_score=min_score, any_branch=any_branch)
+    return [Hit(store, slug, score, "semantic") for store, slug, score in scored], floor

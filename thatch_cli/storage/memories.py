@@ -1,0 +1,255 @@
+"""The memory database: stores and entries, read and written.
+
+`MemoryDB` stores vectors it is handed and hands rows back; it knows nothing
+of embedding models (the model name is just a column). Full-text search,
+vector rows, maintenance and bulk transfer live beside it in this package,
+each taking a `MemoryDB`; no module outside `storage/` writes SQL.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from ..errors import Conflict, NotFound
+from ..records import Memory, StoreSummary
+from . import schema
+
+COLUMNS = (
+    "store, slug, label, content, branch, confidence, archived, created_at, updated_at,"
+    " recall_count, last_recalled_at, model"
+)
+
+
+def memory_from_row(row: Sequence, embedding: bytes | None = None) -> Memory:
+    """A Memory from a row selected as COLUMNS."""
+    return Memory(
+        store=row[0],
+        slug=row[1],
+        label=row[2],
+        content=row[3],
+        branch=row[4] or None,
+        confidence=row[5],
+        archived=bool(row[6]),
+        created_at=row[7],
+        updated_at=row[8],
+        recall_count=row[9] or 0,
+        last_recalled_at=row[10],
+        model=row[11],
+        embedding=embedding,
+    )
+
+
+def marks(values: Sequence) -> str:
+    """`?, ?, ?` for an IN list of len(values)."""
+    return ",".join("?" * len(values))
+
+
+class MemoryDB:
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None) -> None:
+        self.conn = conn
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path) -> "MemoryDB":
+        """Open (creating or upgrading) the database at `path`."""
+        return cls(schema.connect(path), path)
+
+    @classmethod
+    def open_existing(cls, path: Path) -> "MemoryDB":
+        """Open a thatch database that already exists at this schema; create and migrate nothing."""
+        return cls(schema.connect_existing(path), path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction taken up front, so concurrent writers queue
+        instead of failing half-way with SQLITE_BUSY on upgrade."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every read inside sees the same moment."""
+        self.conn.execute("BEGIN")
+        try:
+            yield self.conn
+        finally:
+            self.conn.execute("COMMIT")
+
+    # -- stores ---------------------------------------------------------------
+
+    def ensure_store(self, name: str) -> None:
+        self.conn.execute("INSERT OR IGNORE INTO stores (name) VALUES (?)", (name,))
+
+    def store_names(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM stores ORDER BY name")]
+
+    def store_summaries(self) -> list[StoreSummary]:
+        rows = self.conn.execute(
+            """SELECT s.name, count(e.slug), max(e.updated_at)
+               FROM stores s LEFT JOIN entries e ON e.store = s.name
+               GROUP BY s.name ORDER BY s.name"""
+        )
+        return [StoreSummary(name, count, last) for name, count, last in rows]
+
+    def store_version(self, store: str) -> int:
+        row = self.conn.execute(
+            "SELECT version FROM thatch_cli_store_versions WHERE store = ?", (store,)
+        ).fetchone()
+        return row[0] if row else 0
+
+    def count(self, stores: Sequence[str] | None = None) -> int:
+        if stores is None:
+            return self.conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+        return self.conn.execute(
+            f"SELECT count(*) FROM entries WHERE store IN ({marks(stores)})", list(stores)).fetchone()[0]
+
+    # -- reading entries -------------------------------------------------------
+
+    def get(self, store: str, slug: str, *, with_vector: bool = False) -> Memory | None:
+        extra = ", embedding" if with_vector else ""
+        row = self.conn.execute(
+            f"SELECT {COLUMNS}{extra} FROM entries WHERE store = ? AND slug = ?", (store, slug)
+        ).fetchone()
+        if row is None:
+            return None
+        return memory_from_row(row, row[12] if with_vector else None)
+
+    def get_many(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Memory]:
+        found: dict[tuple[str, str], Memory] = {}
+        for store, slug in keys:
+            memory = self.get(store, slug)
+            if memory is not None:
+                found[memory.key] = memory
+        return found
+
+    def list(
+        self,
+        stores: Sequence[str] | None = None,
+        *,
+        branch: str | None = None,
+        archived: bool | None = False,
+    ) -> list[Memory]:
+        """Memories in `stores` (all when None). `branch` keeps only that
+        branch's memories; `archived` None means both live and archived."""
+        where, args = [], []
+        if stores is not None:
+            where.append(f"store IN ({marks(stores)})")
+            args += list(stores)
+        if branch is not None:
+            where.append("branch = ?")
+            args.append(branch)
+        if archived is not None:
+            where.append("archived = ?")
+            args.append(int(archived))
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        rows = self.conn.execute(f"SELECT {COLUMNS} FROM entries {clause} ORDER BY store, updated_at DESC, slug", args)
+        return [memory_from_row(r) for r in rows]
+
+    def branches(self, stores: Sequence[str]) -> list[str]:
+        """Branches that memories of `stores` are scoped to."""
+        rows = self.conn.execute(
+            f"SELECT DISTINCT branch FROM entries WHERE store IN ({marks(stores)})"
+            " AND branch IS NOT NULL AND branch != '' ORDER BY branch",
+            list(stores),
+        )
+        return [r[0] for r in rows]
+
+    # -- writing entries -------------------------------------------------------
+
+    def save(self, memory: Memory, *, overwrite: bool, archived: bool | None) -> Memory | None:
+        """Insert `memory`, or replace the row with its slug when `overwrite`.
+
+        Returns the row that was replaced (None for a new memory). Replacing
+        keeps creation time and recall telemetry, keeps branch and confidence
+        unless new ones are given, and clears the slug's dedup verdicts since
+        new content may resolve or create duplicates.
+        """
+        with self.transaction():
+            self.ensure_store(memory.store)
+            existing = self.check_writable(memory.store, memory.slug, overwrite=overwrite, archived=archived)
+            memory.archived = bool(archived)
+            if existing is not None:
+                memory.created_at = existing.created_at
+                memory.recall_count = existing.recall_count
+                memory.last_recalled_at = existing.last_recalled_at
+                memory.branch = memory.branch if memory.branch is not None else existing.branch
+                memory.confidence = memory.confidence if memory.confidence is not None else existing.confidence
+            self.write_row(memory.columns(), replace=existing is not None)
+        return existing
+
+    def write_row(self, values: Mapping[str, Any], *, replace: bool) -> bool:
+        """Write one row of `entries` (column name -> value) inside the
+        caller's transaction. With `replace`, a row with the same store and
+        slug is deleted first and its dedup verdicts with it: `save` and
+        `import --overwrite` replace a memory the same way. Returns whether
+        a row was replaced."""
+        key = (values["store"], values["slug"])
+        replaced = False
+        if replace:
+            replaced = self.conn.execute("DELETE FROM entries WHERE store = ? AND slug = ?", key).rowcount > 0
+            if replaced:
+                self.clear_verdicts(*key)
+        names = list(values)
+        self.conn.execute(
+            f"INSERT INTO entries ({', '.join(chr(34) + n + chr(34) for n in names)}) VALUES ({marks(names)})",
+            [values[n] for n in names],
+        )
+        return replaced
+
+    def exists(self, store: str, slug: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM entries WHERE store = ? AND slug = ?", (store, slug)).fetchone() is not None
+
+    def check_writable(self, store: str, slug: str, *, overwrite: bool, archived: bool | None) -> Memory | None:
+        """The row a save would replace, or a Conflict explaining why it may not."""
+        existing = self.get(store, slug)
+        if existing is not None and not overwrite:
+            raise Conflict(
+                f"a memory labelled {existing.label!r} already exists in {store}"
+                f" (slug {existing.slug}); pass --overwrite to replace it",
+                store=store,
+                slug=existing.slug,
+                label=existing.label,
+            )
+        if existing is not None and existing.archived and archived is None:
+            raise Conflict(
+                f"{existing.label!r} in {store} is archived; pass --archived to keep it"
+                " archived or --no-archived to restore it",
+                store=store,
+                slug=existing.slug,
+            )
+        return existing
+
+    def delete(self, store: str, slug: str) -> Memory:
+        with self.transaction() as conn:
+            existing = self.get(store, slug)
+            if existing is None:
+                raise NotFound(f"no memory {slug!r} in store {store}", store=store, slug=slug)
+            conn.execute("DELETE FROM entries WHERE store = ? AND slug = ?", (store, slug))
+            self.clear_verdicts(store, slug)
+        return existing
+
+    def stamp_recalled(self, keys: Sequence[tuple[str, str]], now: str) -> None:
+        if not keys:
+            return
+        with self.transaction() as conn:
+            conn.executemany(
+                "UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = ? WHERE store = ? AND slug = ?",
+                [(now, store, slug) for store, slug in keys],
+            )
+
+    def clear_verdicts(self, store: str, slug: str) -> None:
+        """Forget every dedup verdict naming `slug`: its content changed or it is gone."""
+        self.conn.execute(
+            "DELETE FROM dedup_pairs WHERE store = ? AND (slug_a = ? OR slug_b = ?)", (store, slug, slug)
+        )

@@ -1,0 +1,265 @@
+"""Opening the SQLite file and keeping its schema current.
+
+The tables the original thatch defines are created exactly as it does, so a
+database either tool created opens in the other. What thatch_cli adds (the
+FTS5 index, its triggers, a meta table) is additive and versioned; tables we
+do not know about are never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from ..errors import DatabaseError
+
+SCHEMA_VERSION = 3
+
+_BASE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS stores (
+    name TEXT PRIMARY KEY
+);
+INSERT OR IGNORE INTO stores (name) VALUES ('global');
+CREATE TABLE IF NOT EXISTS entries (
+    slug TEXT NOT NULL,
+    store TEXT NOT NULL REFERENCES stores(name),
+    label TEXT NOT NULL,
+    content TEXT NOT NULL,
+    embedding BLOB,
+    model TEXT,
+    branch TEXT,
+    confidence INTEGER,
+    archived INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    recall_count INTEGER NOT NULL DEFAULT 0,
+    last_recalled_at TEXT,
+    PRIMARY KEY (slug, store)
+);
+CREATE TABLE IF NOT EXISTS dedup_pairs (
+    store TEXT NOT NULL,
+    slug_a TEXT NOT NULL,
+    slug_b TEXT NOT NULL,
+    status TEXT NOT NULL,
+    checked_at TEXT NOT NULL,
+    PRIMARY KEY (store, slug_a, slug_b)
+);
+CREATE TABLE IF NOT EXISTS thatch_cli_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+# Columns later releases of the original added; an older file gets them in place.
+_ENTRY_COLUMNS = {
+    "embedding": "BLOB",
+    "model": "TEXT",
+    "branch": "TEXT",
+    "confidence": "INTEGER",
+    "archived": "INTEGER NOT NULL DEFAULT 0",
+    "recall_count": "INTEGER NOT NULL DEFAULT 0",
+    "last_recalled_at": "TEXT",
+}
+
+# A contentful FTS table keyed by (slug, store), not an external-content one:
+# entries has no INTEGER PRIMARY KEY, so its rowids may change on VACUUM.
+# Triggers keep it in step with writes from either tool. The per-store
+# version counter lets a warm process cache vectors and notice any change that
+# affects ranking (telemetry stamps deliberately do not bump it).
+_MIGRATIONS: dict[int, str] = {
+    1: """
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
+    slug UNINDEXED, store UNINDEXED, label, content,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS entries_fts_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts (slug, store, label, content)
+    VALUES (new.slug, new.store, new.label, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS entries_fts_ad AFTER DELETE ON entries BEGIN
+    DELETE FROM entries_fts WHERE slug = old.slug AND store = old.store;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_fts_au AFTER UPDATE OF slug, store, label, content ON entries BEGIN
+    DELETE FROM entries_fts WHERE slug = old.slug AND store = old.store;
+    INSERT INTO entries_fts (slug, store, label, content)
+    VALUES (new.slug, new.store, new.label, new.content);
+END;
+DELETE FROM entries_fts;
+INSERT INTO entries_fts (slug, store, label, content) SELECT slug, store, label, content FROM entries;
+CREATE INDEX IF NOT EXISTS entries_store_branch ON entries (store, branch);
+CREATE TABLE IF NOT EXISTS thatch_cli_store_versions (
+    store TEXT PRIMARY KEY,
+    version INTEGER NOT NULL DEFAULT 0
+);
+CREATE TRIGGER IF NOT EXISTS entries_version_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO thatch_cli_store_versions (store, version) VALUES (new.store, 1)
+    ON CONFLICT (store) DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_version_ad AFTER DELETE ON entries BEGIN
+    INSERT INTO thatch_cli_store_versions (store, version) VALUES (old.store, 1)
+    ON CONFLICT (store) DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_version_au
+AFTER UPDATE OF slug, store, embedding, model, branch, archived ON entries BEGIN
+    INSERT INTO thatch_cli_store_versions (store, version) VALUES (old.store, 1)
+    ON CONFLICT (store) DO UPDATE SET version = version + 1;
+    INSERT INTO thatch_cli_store_versions (store, version) VALUES (new.store, 1)
+    ON CONFLICT (store) DO UPDATE SET version = version + 1;
+END;
+""",
+    # Branch deletions seen by the reference-transaction hook, one row per
+    # (store, branch); `memories` is how many live memories were scoped to the
+    # branch when it went, so hygiene can tell "orphaned by a deletion" apart.
+    2: """
+CREATE TABLE IF NOT EXISTS thatch_cli_deleted_branches (
+    store TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    deleted_at TEXT NOT NULL,
+    memories INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (store, branch)
+);
+""",
+    # Which FTS row holds each memory. The FTS table can only find a memory
+    # by its (UNINDEXED) store and slug with a full scan, so every delete or
+    # overwrite cost ~35 ms at 100k memories; through this map it is one
+    # rowid lookup. The index is rebuilt once to fill the map.
+    3: """
+CREATE TABLE IF NOT EXISTS thatch_cli_fts_rows (
+    store TEXT NOT NULL,
+    slug TEXT NOT NULL,
+    fts_rowid INTEGER NOT NULL,
+    PRIMARY KEY (store, slug)
+);
+DROP TRIGGER IF EXISTS entries_fts_ai;
+DROP TRIGGER IF EXISTS entries_fts_ad;
+DROP TRIGGER IF EXISTS entries_fts_au;
+DELETE FROM entries_fts;
+DELETE FROM thatch_cli_fts_rows;
+INSERT INTO entries_fts (slug, store, label, content) SELECT slug, store, label, content FROM entries;
+INSERT INTO thatch_cli_fts_rows (store, slug, fts_rowid) SELECT store, slug, rowid FROM entries_fts;
+CREATE TRIGGER entries_fts_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts (slug, store, label, content)
+    VALUES (new.slug, new.store, new.label, new.content);
+    INSERT OR REPLACE INTO thatch_cli_fts_rows (store, slug, fts_rowid)
+    VALUES (new.store, new.slug, last_insert_rowid());
+END;
+CREATE TRIGGER entries_fts_ad AFTER DELETE ON entries BEGIN
+    DELETE FROM entries_fts WHERE rowid =
+        (SELECT fts_rowid FROM thatch_cli_fts_rows WHERE store = old.store AND slug = old.slug);
+    DELETE FROM thatch_cli_fts_rows WHERE store = old.store AND slug = old.slug;
+END;
+CREATE TRIGGER entries_fts_au AFTER UPDATE OF slug, store, label, content ON entries BEGIN
+    DELETE FROM entries_fts WHERE rowid =
+        (SELECT fts_rowid FROM thatch_cli_fts_rows WHERE store = old.store AND slug = old.slug);
+    DELETE FROM thatch_cli_fts_rows WHERE store = old.store AND slug = old.slug;
+    INSERT INTO entries_fts (slug, store, label, content)
+    VALUES (new.slug, new.store, new.label, new.content);
+    INSERT OR REPLACE INTO thatch_cli_fts_rows (store, slug, fts_rowid)
+    VALUES (new.store, new.slug, last_insert_rowid());
+END;
+""",
+}
+
+
+def _create_private_file(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not path.exists():
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+
+
+def _schema_version(conn: sqlite3.Connection) -> int:
+    try:
+        row = conn.execute("SELECT value FROM thatch_cli_meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.OperationalError:
+        return 0
+    return int(row[0]) if row else 0
+
+
+def _upgrade(conn: sqlite3.Connection, current: int) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have upgraded while we waited for the lock.
+        current = _schema_version(conn)
+        if current >= SCHEMA_VERSION:
+            conn.execute("COMMIT")
+            return
+        for statement in _split(_BASE_SCHEMA):
+            conn.execute(statement)
+        have = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+        for column, decl in _ENTRY_COLUMNS.items():
+            if column not in have:
+                conn.execute(f"ALTER TABLE entries ADD COLUMN {column} {decl}")
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            for statement in _split(_MIGRATIONS[version]):
+                conn.execute(statement)
+        conn.execute(
+            "INSERT OR REPLACE INTO thatch_cli_meta (key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _split(script: str) -> list[str]:
+    """Split a script into statements, keeping trigger bodies whole."""
+    statements, buffer = [], ""
+    for line in script.strip().splitlines():
+        buffer += line + "\n"
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    return statements
+
+
+def _open(path: Path, timeout: float) -> sqlite3.Connection:
+    # Autocommit mode: every write path opens its own explicit transaction.
+    conn = sqlite3.connect(path, isolation_level=None, timeout=timeout, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+    return conn
+
+
+def connect(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection:
+    """Open (creating if needed) the database and bring its schema up to date."""
+    try:
+        _create_private_file(path)
+        conn = _open(path, timeout)
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        version = _schema_version(conn)
+        _refuse_newer(path, version)
+        if version < SCHEMA_VERSION:
+            _upgrade(conn, version)
+        return conn
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(f"cannot open database {path}: {exc}") from exc
+    except OSError as exc:
+        raise DatabaseError(f"cannot open database {path}: {exc.strerror or exc}") from exc
+
+
+def connect_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection:
+    """Open a database that is already a thatch database at this schema,
+    creating and migrating nothing (the daemon opens files named by its
+    clients, and must never turn an arbitrary file into a thatch database)."""
+    try:
+        if not path.is_file():
+            raise DatabaseError(f"no thatch database at {path}")
+        conn = _open(path, timeout)
+        version = _schema_version(conn)
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise DatabaseError(f"{path} is not a thatch database of schema {SCHEMA_VERSION} (found {version})")
+        return conn
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(f"cannot open database {path}: {exc}") from exc
+    except OSError as exc:
+        raise DatabaseError(f"cannot open database {path}: {exc.strerror or exc}") from exc
+
+
+def _refuse_newer(path: Path, version: int) -> None:
+    if version > SCHEMA_VERSION:
+        raise DatabaseError(f"{path} was written by a newer thatch (schema {version}); upgrade thatch to use it")

@@ -1,0 +1,57 @@
+"""Bulk export and import at the table level: every column of `entries`,
+including ones this version does not know, so nothing a newer schema or the
+original thatch added is lost on the way through a file."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from .memories import MemoryDB, marks
+
+
+def entry_columns(db: MemoryDB) -> list[tuple[str, str]]:
+    """(name, declared type) of every column of entries, in table order."""
+    return [(row[1], (row[2] or "").upper()) for row in db.conn.execute("PRAGMA table_info(entries)")]
+
+
+def iter_rows(db: MemoryDB, stores: Sequence[str] | None, *, with_vectors: bool) -> Iterator[dict[str, Any]]:
+    """One dict (column -> stored value) per memory, by store then slug."""
+    columns = [name for name, _ in entry_columns(db) if with_vectors or name != "embedding"]
+    names = ", ".join(f'"{name}"' for name in columns)
+    where, args = "", []
+    if stores is not None:
+        where, args = f"WHERE store IN ({marks(stores)})", list(stores)
+    for row in db.conn.execute(f"SELECT {names} FROM entries {where} ORDER BY store, slug", args):
+        yield dict(zip(columns, row))
+
+
+def write_batch(db: MemoryDB, rows: Sequence[tuple[int, Mapping[str, Any]]], *, overwrite: bool,
+                conflict: Callable[[int, str, str], None], failed: Callable[[int, str], None]) -> tuple[int, int]:
+    """Write (line, values) rows in one transaction, each inside a savepoint
+    so one bad row never takes the others with it. A row whose memory
+    exists is replaced exactly as `remember --overwrite` replaces one
+    (MemoryDB.write_row), or reported through `conflict` without
+    `overwrite`. Returns (created, replaced)."""
+    created = replaced = 0
+    with db.transaction() as conn:
+        for store in dict.fromkeys(values["store"] for _, values in rows):
+            db.ensure_store(store)
+        for line, values in rows:
+            key = (values["store"], values["slug"])
+            conn.execute("SAVEPOINT import_row")
+            try:
+                if not overwrite and db.exists(*key):  # written meanwhile by someone else
+                    conn.execute("RELEASE import_row")
+                    conflict(line, *key)
+                    continue
+                was = db.write_row(values, replace=overwrite)
+                conn.execute("RELEASE import_row")
+            except sqlite3.Error as exc:
+                conn.execute("ROLLBACK TO import_row")
+                conn.execute("RELEASE import_row")
+                failed(line, f"cannot write {key[0]}/{key[1]}: {exc}")
+                continue
+            replaced += was
+            created += not was
+    return created, replaced

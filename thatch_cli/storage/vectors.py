@@ -1,0 +1,47 @@
+"""Stored vectors: reading them for ranking and duplicate scans, and
+attaching new ones (reindex). Rows are handed back as BLOBs; comparing them
+is ranking/'s business."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .memories import MemoryDB, marks
+
+
+def vector_rows(db: MemoryDB, store: str) -> list[tuple[str, str | None, int, bytes, str | None]]:
+    """(slug, branch, archived, embedding, model) of every row of `store` with a vector, by slug."""
+    return db.conn.execute(
+        "SELECT slug, branch, archived, embedding, model FROM entries"
+        " WHERE store = ? AND embedding IS NOT NULL ORDER BY slug",
+        (store,),
+    ).fetchall()
+
+
+def inventory(db: MemoryDB, stores: Sequence[str]) -> list[tuple[str | None, int | None, int]]:
+    """(model, embedding byte length, count) groups, to spot rows a model cannot rank."""
+    return db.conn.execute(
+        f"SELECT model, length(embedding), count(*) FROM entries"
+        f" WHERE store IN ({marks(stores)}) GROUP BY model, length(embedding)",
+        list(stores),
+    ).fetchall()
+
+
+def reindex_rows(db: MemoryDB, stores: Sequence[str] | None) -> list[tuple[str, str, str, str | None, int | None]]:
+    """(store, slug, content, model, embedding length) of every row."""
+    clause, args = "", []
+    if stores is not None:
+        clause = f"WHERE store IN ({marks(stores)})"
+        args = list(stores)
+    return db.conn.execute(
+        f"SELECT store, slug, content, model, length(embedding) FROM entries {clause} ORDER BY store, slug", args
+    ).fetchall()
+
+
+def set_vector(db: MemoryDB, store: str, slug: str, content: str, embedding: bytes, model: str) -> bool:
+    """Attach a vector computed from `content`; a row edited meanwhile is left alone."""
+    cur = db.conn.execute(
+        "UPDATE entries SET embedding = ?, model = ? WHERE store = ? AND slug = ? AND content = ?",
+        (embedding, model, store, slug, content),
+    )
+    return cur.rowcount == 1

@@ -1,0 +1,123 @@
+"""The one set of input checks. Every front door (the CLI, the MCP server,
+the hooks) reaches these through ops/, so a label, store or branch is
+judged the same way wherever it comes from. Each check returns the value to
+use (stripped, lower-cased where that is the rule) or raises InvalidInput
+with a one-line message naming the option."""
+
+from __future__ import annotations
+
+import math
+
+from .errors import InvalidInput
+
+MAX_CONTENT_BYTES = 64 * 1024
+MAX_LABEL_CHARS = 200
+MAX_STORE_CHARS = 200
+MAX_BRANCH_CHARS = 250
+MAX_LIMIT = 1000
+MAX_PAIR_LIMIT = 10_000
+MODES = ("hybrid", "semantic", "lexical")
+# Verdicts `dedup mark` records: the original thatch's vocabulary.
+VERDICTS = ("duplicate", "supplement", "contradiction", "unrelated")
+
+
+def control_characters(text: str) -> list[str]:
+    """The C0, DEL and C1 control characters in `text` (a terminal obeys them)."""
+    return [ch for ch in text if ord(ch) < 32 or 127 <= ord(ch) < 160]
+
+
+def _name(value: str | None, what: str, limit: int) -> str:
+    text = (value or "").strip()
+    if not text:
+        raise InvalidInput(f"{what} is empty")
+    if len(text) > limit:
+        raise InvalidInput(f"{what} is {len(text)} characters; the limit is {limit}")
+    bad = control_characters(text)
+    if bad:
+        raise InvalidInput(f"{what} {text[:40]!r} contains a control character ({bad[0]!r})")
+    return text
+
+
+def store(name: str | None) -> str:
+    return _name(name, "store name", MAX_STORE_CHARS)
+
+
+def branch(name: str | None, option: str = "--branch") -> str:
+    return _name(name, f"{option} branch name", MAX_BRANCH_CHARS)
+
+
+def label(value: str | None) -> str:
+    if value is None or not value.strip():
+        raise InvalidInput("label is empty")
+    if len(value) > MAX_LABEL_CHARS:
+        raise InvalidInput(f"label is {len(value)} characters; the limit is {MAX_LABEL_CHARS}")
+    bad = control_characters(value)
+    if bad:
+        raise InvalidInput(f"label {value[:40]!r} contains a control character ({bad[0]!r}); labels are one line")
+    return value
+
+
+def content(value: str | None) -> str:
+    if not value or not value.strip():
+        raise InvalidInput("content is empty")
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > MAX_CONTENT_BYTES:
+        raise InvalidInput(f"content is {size} bytes; the limit is {MAX_CONTENT_BYTES} bytes (64 KiB)")
+    return value
+
+
+def confidence(value: int | None) -> int | None:
+    if value is not None and not 1 <= value <= 10:
+        raise InvalidInput(f"confidence must be between 1 and 10, got {value}")
+    return value
+
+
+def limit(value: int, maximum: int = MAX_LIMIT, option: str = "--limit") -> int:
+    if not 1 <= value <= maximum:
+        raise InvalidInput(f"{option} must be between 1 and {maximum}, got {value}")
+    return value
+
+
+def query(text: str | None) -> str:
+    if not text or not text.strip():
+        raise InvalidInput("query is empty")
+    return text
+
+
+def mode(value: str) -> str:
+    chosen = (value or "").strip().lower()
+    if chosen not in MODES:
+        raise InvalidInput(f"mode must be one of {', '.join(MODES)}, got {value!r}")
+    return chosen
+
+
+def threshold(value: float) -> float:
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= 1):
+        raise InvalidInput(f"--threshold must be above 0 and at most 1, got {value}")
+    return float(value)
+
+
+def status(value: str) -> str:
+    chosen = (value or "").strip().lower()
+    if chosen not in VERDICTS:
+        raise InvalidInput(f"unknown status {value!r}; use one of {', '.join(VERDICTS)}")
+    return chosen
+
+
+def days(value: int, option: str = "--stale-days") -> int:
+    if value < 0:
+        raise InvalidInput(f"{option} must be 0 or more, got {value}")
+    return value
+
+
+def budget(value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise InvalidInput(f"budget must be a positive number of characters, got {value}")
+    return value
+
+
+def one_of(**given: object) -> None:
+    """At most one of the named options may be given (truthy)."""
+    named = [name for name, value in given.items() if value]
+    if len(named) > 1:
+        raise InvalidInput(f"use either {named[0]} or {named[1]}, not both")
