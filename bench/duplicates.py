@@ -95,7 +95,7 @@ def measure(db_path: str, store: str, runs: int) -> dict:
 
     import numpy  # noqa: F401  (imported before the baseline, as the command imports it)
 
-    from thatch_cli import hygiene
+    from thatch_cli.ops import dedup
     from thatch_cli.context import Context
 
     env = {**os.environ, "THATCH_DB": db_path, "THATCH_MODEL": MODEL}
@@ -103,7 +103,7 @@ def measure(db_path: str, store: str, runs: int) -> dict:
     def scan():
         ctx = Context(env=env, cwd=Path(db_path).parent)
         try:
-            return hygiene.duplicates(ctx, store)
+            return dedup.duplicates(ctx, store)
         finally:
             ctx.close()
 

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from thatch_cli import githooks, shellinit  # noqa: E402
+from thatch_cli.integrations import githooks, shell as shellinit  # noqa: E402
 from thatch_cli.records import Memory  # noqa: E402
 from thatch_cli.storage.memories import MemoryDB  # noqa: E402
 

@@ -14,7 +14,7 @@ exact text `thatch remember` stores and embeds (embedded in one batch, which
 gives the same vectors as one at a time). Queries: every QA item of
 categories 1-4 whose evidence names at least one turn of the conversation
 (the relevant set is those turns); each is asked through
-thatch_cli.recall.search, the function behind `thatch recall`, once per mode.
+thatch_cli.ops.recall.search, the function behind `thatch recall`, once per mode.
 
 Metrics over the ranked top 10: RecallAny@5 (any evidence turn in the top 5),
 Recall@5 (share of evidence turns in the top 5), NDCG@10 (binary relevance).

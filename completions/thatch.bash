@@ -17,7 +17,7 @@ _thatch_subcommands() {
 # Options of command path $1.
 _thatch_options() {
     case $1 in
-        '') _thatch_r='--help -h --version -V' ;;
+        '') _thatch_r='--help -h --version -V -v' ;;
         'archive') _thatch_r='--branch -b --store -s --json --help -h' ;;
         'completion') _thatch_r='--help -h' ;;
         'completion install') _thatch_r='--json --help -h' ;;

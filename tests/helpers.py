@@ -65,6 +65,25 @@ def run_main(args, ctx, input: str | None = None) -> Result:
     return Result(code, ctx.stdout.getvalue(), ctx.stderr.getvalue())
 
 
+def typer_params(argv: list[str], monkeypatch) -> tuple[str, dict]:
+    """The command and the parameters Typer would run it with."""
+    import typer
+
+    from thatch_cli.cli import app as app_module
+
+    seen = {}
+
+    def capture(command, ctx, options):
+        seen["call"] = (f"{command.__module__}:{command.__qualname__}", dict(options))
+        return 0
+
+    monkeypatch.setattr(app_module, "run", capture)
+    code = typer.main.get_command(app_module.app).main(args=list(argv), prog_name="thatch",
+                                                       standalone_mode=False)
+    assert code in (None, 0) and "call" in seen, argv
+    return seen["call"]
+
+
 PROBE_OUT_VAR = "THATCH_TEST_PROBE_OUT"
 
 # Runs the real entry module (`python -m thatch_cli`, fast path included) and, at exit,

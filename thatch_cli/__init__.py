@@ -11,12 +11,10 @@ operations):
             print(f"{result.score:.2f}", result.memory.label)
 
 Names are imported on first use, so `import thatch_cli` stays cheap for the
-hot paths that import its submodules.
+hot paths that import its submodules (it imports nothing, not even typing).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 __version__ = "0.1.0"
 
@@ -45,7 +43,7 @@ _RENAMED = {"hygiene": "report"}
 __all__ = ["__version__", *_API]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _API.get(name)
     if module is None:
         raise AttributeError(f"module 'thatch_cli' has no attribute {name!r}")

@@ -7,6 +7,10 @@ paths use it too."""
 
 from __future__ import annotations
 
+import re
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
 
 def _escape(ch: str) -> str:
     code = ord(ch)
@@ -22,7 +26,7 @@ def is_control(ch: str) -> bool:
 def visible(text: str, keep: str = "\n\t") -> str:
     """`text` with every control character except those in `keep` shown as
     an escape (ESC becomes the four characters \\x1b)."""
-    if not any(is_control(ch) for ch in text):
+    if _CONTROL.search(text) is None:
         return text
     return "".join(ch if ch in keep or not is_control(ch) else _escape(ch) for ch in text)
 

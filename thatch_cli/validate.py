@@ -43,7 +43,7 @@ def store(name: str | None) -> str:
 
 
 def branch(name: str | None, option: str = "--branch") -> str:
-    return _name(name, f"{option} branch name", MAX_BRANCH_CHARS)
+    return _name(name, f"branch name ({option})", MAX_BRANCH_CHARS)
 
 
 def label(value: str | None) -> str:

@@ -13,10 +13,10 @@ time from thatch_cli/cli/spec.json, the definitions exported as data.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..files import template
+from .command_tree import HELP_OPTION, VERSION_OPTION, Argument, Node, Option, summary, tree
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,138 +25,6 @@ FILES = {"bash": "thatch.bash", "zsh": "_thatch", "fish": "thatch.fish"}
 SHELL_CHOICES = ("bash", "zsh", "fish")  # the shells scripts are written for
 DYNAMIC = ("labels", "stores", "branches")  # kinds `thatch _complete` answers
 HEADER = "Generated from the CLI definitions by `python -m thatch_cli.gen completions`; do not edit."
-
-
-# -- the command tree ----------------------------------------------------------------
-
-
-@dataclass
-class Option:
-    names: list[str]  # every spelling that sets it, long first (e.g. --store, -s)
-    help: str
-    kind: str  # "flag", or what its value completes to: stores labels branches choices files none
-    multiple: bool = False
-    negations: list[str] = field(default_factory=list)  # --no-x of a --x/--no-x flag
-    metavar: str = "VALUE"
-    choices: tuple[str, ...] = ()  # the fixed values of kind "choices"
-
-
-@dataclass
-class Argument:
-    name: str
-    help: str
-    kind: str
-    required: bool
-    choices: tuple[str, ...] = ()
-
-
-@dataclass
-class Node:
-    path: str  # "" for thatch itself, "dedup keep" for a nested command
-    help: str
-    options: list[Option] = field(default_factory=list)
-    arguments: list[Argument] = field(default_factory=list)
-    children: dict[str, "Node"] = field(default_factory=dict)
-
-    @property
-    def is_group(self) -> bool:
-        return bool(self.children)
-
-    def walk(self):
-        yield self
-        for child in self.children.values():
-            yield from child.walk()
-
-
-HELP_OPTION = Option(["--help", "-h"], "Show help and exit.", "flag")
-VERSION_OPTION = Option(["--version", "-V"], "Show the version and exit.", "flag")
-
-
-def value_kind(param: dict) -> str:
-    """What a parameter's value completes to: its declared choices (cli.one_of),
-    else a kind from its name, since the CLI keeps the same names for the same
-    things (store, label, branch)."""
-    if param["flag"]:
-        return "flag"
-    if param.get("choices"):
-        return "choices"
-    name = param["name"].lower().strip("_")
-    if name.startswith("store"):
-        return "stores"
-    if name.startswith("label"):
-        return "labels"
-    if name.startswith("branch") or name.endswith("branch"):
-        return "branches"
-    metavar = (param.get("metavar") or "").strip("[]").upper()
-    if re.search(r"(path|file|dir|output|input|source)", name) or metavar in ("PATH", "FILE", "DIR"):
-        return "files"
-    return "none"
-
-
-def summary(text: str) -> str:
-    """First line of a help text, as the one-line description shells show."""
-    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
-    return line.strip()
-
-
-_CHOICE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
-
-
-def choices(param: dict) -> tuple[str, ...]:
-    """A parameter's fixed values, checked to need no quoting in any shell's list."""
-    values = tuple(param.get("choices") or ())
-    for value in values:
-        if not _CHOICE.fullmatch(value):
-            raise ValueError(f"choice {value!r} of {param['name']} needs quoting; use plain words")
-    return values
-
-
-def _metavar(param: dict) -> str:
-    metavar = (param.get("metavar") or "").strip("[]. ")
-    if metavar and not param.get("choices"):  # a choices metavar ([a|b]) lists values, not a name
-        return metavar
-    if param["type"] in ("int", "float"):
-        return "N"
-    return param["name"].strip("_").upper()
-
-
-def tree(definitions: dict | None = None) -> Node:
-    """The command tree from CLI definitions: the Typer app by default, or the
-    same data as exported in cli/spec.json (what an installed thatch has)."""
-    if definitions is None:
-        from . import cli_model
-
-        definitions = {"commands": cli_model.commands(), "groups": cli_model.groups()}
-    root = Node("", "A local, git-aware memory store for coding agents.", [HELP_OPTION, VERSION_OPTION])
-    groups = definitions["groups"]
-    for path, spec in sorted(definitions["commands"].items()):
-        words = path.split()
-        if spec.get("hidden") or any(w.startswith("_") for w in words):
-            continue
-        node = root
-        for depth, word in enumerate(words[:-1]):
-            key = " ".join(words[: depth + 1])
-            if word not in node.children:
-                node.children[word] = Node(key, groups.get(key, ""), [HELP_OPTION])
-            node = node.children[word]
-        leaf = Node(path, spec["help"])
-        for param in spec["params"]:
-            if param["kind"] == "argument":
-                leaf.arguments.append(Argument(_metavar(param).lower(), param["help"], value_kind(param),
-                                               bool(param["required"]), choices(param)))
-            elif not param["hidden"]:
-                leaf.options.append(Option(
-                    names=sorted(param["opts"], key=lambda o: (not o.startswith("--"), o)),
-                    help=param["help"],
-                    kind=value_kind(param),
-                    multiple=bool(param["multiple"]),
-                    negations=list(param["secondary_opts"]),
-                    metavar=_metavar(param),
-                    choices=choices(param),
-                ))
-        leaf.options.append(HELP_OPTION)
-        node.children[words[-1]] = leaf
-    return root
 
 
 # -- bash ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Mapping
 
 from ..errors import ThatchError
 from ..files import replace_atomically
-from .shell import SHELLS, check_shell
+from .shell import check_shell
 
 
 @dataclass

@@ -10,7 +10,7 @@ import sqlite3
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Mapping, Sequence
+    from typing import Sequence
 
 # Git runs reference-transaction more than once per deletion; a second
 # record of the same branch this soon after the first is the same deletion.

@@ -24,7 +24,7 @@ from thatch_cli.slugs import passage_text
 
 pytestmark = pytest.mark.model
 
-PAIRS = json.loads((Path(__file__).parent / "data" / "duplicate_pairs.json").read_text(encoding="utf-8"))
+PAIRS = json.loads((Path(__file__).parents[1] / "data" / "duplicate_pairs.json").read_text(encoding="utf-8"))
 MIN_PRECISION = 0.85
 MIN_RECALL = 0.70
 SWEEP = np.round(np.arange(0.70, 0.951, 0.025), 3)

@@ -13,7 +13,7 @@ import pytest
 from thatch_cli import errors
 from thatch_cli.gen import cli_model, man
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "man" / "thatch.1"
 SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "COMMANDS", "ENVIRONMENT", "FILES", "EXIT STATUS"]
 ENVIRONMENT = ["THATCH_DB", "THATCH_DB_PATH", "THATCH_MODEL", "THATCH_STORE", "THATCH_QUIET", "THATCH_HOOKS",

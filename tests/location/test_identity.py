@@ -18,7 +18,7 @@ from thatch_cli.location.identity import (
     resolve_store,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _git_env() -> dict[str, str]:

@@ -297,3 +297,33 @@ def test_version(cli):
 
     result = cli("--version")
     assert result.exit_code == 0 and result.stdout.strip() == f"thatch {__version__}"
+
+
+# -- one set of input checks -------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["remember", "x", "y", "--branch"], "--branch"),
+    (["archive", "--branch"], "--branch"),
+    (["list", "--branch"], "--branch"),
+    (["recall", "q", "--branch"], "--branch"),
+    (["rescope", "--unscoped", "--from"], "--from"),
+    (["rescope", "--from", "ok", "--to"], "--to"),
+])
+@pytest.mark.parametrize("bad, problem", [("", "is empty"), ("   ", "is empty"), ("a\x1b[31mb", "control character"),
+                                          ("x" * 251, "the limit is 250")])
+def test_every_branch_option_is_checked_the_same_way(cli, argv, option, bad, problem):
+    result = cli(*argv, bad)
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"thatch: error: branch name ({option})") and problem in line
+    assert "\x1b" not in result.stderr
+
+
+@pytest.mark.parametrize("label", ["two\nlines", "bell\x07", "esc\x1b]0;title\x07", "x" * 201])
+def test_labels_are_one_line_of_printable_text(cli, label, isolated_env):
+    result = cli("remember", label, "body")
+    assert result.exit_code == 2 and "label" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert db(isolated_env).list(None, archived=None) == []

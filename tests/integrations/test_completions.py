@@ -9,7 +9,6 @@ import pty
 import re
 import select
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -24,7 +23,7 @@ from thatch_cli.storage.memories import MemoryDB
 
 from helpers import git, run_probed
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = {shell: ROOT / "completions" / name for shell, name in gen.FILES.items()}
 STORE = "acme/widget"
 LABELS = ["deploy steps", "deploy notes", "TODO: fix deploy", "Ünïcode label"]
@@ -106,24 +105,6 @@ def test_complete_imports_nothing_heavy(world, kind, tmp_path):
     assert sorted(modules & set(HEAVY)) == []
 
 
-def test_complete_is_fast(world):
-    """Budget 50 ms a process on the reference machine; the assertion leaves
-    room for slow CI runners but catches an accidental heavy import."""
-    complete(world, "labels")
-
-    def median(cmd, runs=9):
-        times = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            subprocess.run(cmd, cwd=world["repo"], env=world["env"], stdout=subprocess.DEVNULL, check=True)
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
-
-    baseline = median([sys.executable, "-c", "pass"])
-    labels = median([sys.executable, "-m", "thatch_cli", "_complete", "labels"])
-    assert labels - baseline < 0.08, f"_complete labels took {labels * 1000:.0f} ms vs {baseline * 1000:.0f} ms"
-
-
 # -- bash ----------------------------------------------------------------------------------
 
 
@@ -174,7 +155,7 @@ def test_bash_completes_commands_and_options_without_a_process(world):
         "thatch dedup mark --status x": [],
         "thatch hygiene --stale-days ''": [],
         "thatch recall ''": [],
-        "thatch -": ["--help", "--version", "-V", "-h"],
+        "thatch -": ["--help", "--version", "-V", "-h", "-v"],
     }
     got = bash_complete(world, list(cases))
     for (case, want), reply in zip(cases.items(), got):

@@ -21,7 +21,7 @@ import pytest
 from thatch_cli import __version__
 from thatch_cli.daemon import protocol, runtime
 
-from helpers import daemon_pids, reap_zombie_children, run_probed, stop_all, wait_until
+from helpers import daemon_pids, run_probed, stop_all, wait_until
 
 FAKE = "fake:64"
 

@@ -20,23 +20,10 @@ from thatch_cli.cli import fastpath
 from thatch_cli.context import Context
 from thatch_cli.gen import cli_model
 
+from helpers import typer_params
+
 SPEC = fastpath.load_spec()
 SAMPLE = {"str": "some value", "int": "7", "float": "0.5"}
-
-
-def typer_params(argv: list[str], monkeypatch) -> tuple[str, dict]:
-    """The command and the parameters Typer would run it with."""
-    seen = {}
-
-    def capture(command, ctx, options):
-        seen["call"] = (f"{command.__module__}:{command.__qualname__}", dict(options))
-        return 0
-
-    monkeypatch.setattr(app_module, "run", capture)
-    code = typer.main.get_command(app_module.app).main(args=list(argv), prog_name="thatch",
-                                                       standalone_mode=False)
-    assert code in (None, 0) and "call" in seen, argv
-    return seen["call"]
 
 
 def typer_rejects(argv: list[str], tmp_path) -> list[str]:

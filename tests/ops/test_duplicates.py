@@ -22,7 +22,7 @@ from thatch_cli.storage.memories import MemoryDB
 from thatch_cli.ranking.dense import to_blob
 
 from helpers import run_probed
-from test_fastpath import typer_params
+from helpers import typer_params
 
 STORE = "acme/widget"
 MODEL = {"THATCH_MODEL": "fake:64", "THATCH_STORE": STORE}

@@ -1,0 +1,163 @@
+"""The package keeps the shape the README's Architecture section describes:
+no module-level import cycles, no module over about 400 lines, SQL only in
+storage/, and a core that imports without the command-line or numeric
+stacks. Read from the source with `ast`, so the checks cannot drift from
+the code."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "thatch_cli"
+MAX_LINES = 400
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _module_level_imports(tree: ast.Module):
+    """Imports executed when the module is imported: top level, and inside
+    top-level if/try blocks, but not under `if TYPE_CHECKING:`."""
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, ast.If) and not _is_type_checking(node.test):
+            pending += node.body + node.orelse
+        elif isinstance(node, ast.Try):
+            pending += node.body + node.orelse + node.finalbody + [n for h in node.handlers for n in h.body]
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in known.items():
+        is_package = path.name == "__init__.py"
+        deps: set[str] = set()
+        for node in _module_level_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                deps.update(alias.name for alias in node.names)
+                continue
+            base = name.split(".") if is_package else name.split(".")[:-1]
+            if node.level:
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            deps.add(target)
+            deps.update(f"{target}.{alias.name}" for alias in node.names)
+        graph[name] = {d for d in deps if d in known and d != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_module_level_import_cycles():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_check_can_fail():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+
+
+def test_no_module_is_over_400_lines():
+    sizes = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in modules().items()}
+    assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def _executes_sql(path: Path) -> bool:
+    """Whether the module calls execute/executemany/executescript on something."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "execute", "executemany", "executescript"):
+            return True
+    return False
+
+
+def test_sql_is_written_only_in_storage():
+    outside = [name for name, path in modules().items() if _executes_sql(path) and not name.startswith(
+        "thatch_cli.storage")]
+    assert outside == []
+    assert any(_executes_sql(path) for name, path in modules().items() if name.startswith("thatch_cli.storage"))
+
+
+@pytest.mark.parametrize("module", ["thatch_cli", "thatch_cli.ops.remember", "thatch_cli.ops.recall",
+                                    "thatch_cli.ops.memories", "thatch_cli.ops.hygiene", "thatch_cli.ops.dedup",
+                                    "thatch_cli.ops.transfer", "thatch_cli.ops.branches", "thatch_cli.ops.reindex",
+                                    "thatch_cli.location.scope", "thatch_cli.storage.memories"])
+def test_the_core_imports_without_typer_rich_or_numpy(module):
+    code = (f"import sys, {module}; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'click', 'rich', 'numpy', 'torch'}))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_public_api_is_lazy_and_complete():
+    import thatch_cli
+
+    for name in thatch_cli.__all__:
+        assert getattr(thatch_cli, name) is not None, name
+
+
+def test_every_command_module_is_built_into_the_app():
+    """A command module app.py does not list would be silently missing."""
+    from thatch_cli.cli import app, declare
+
+    declaring = {path.stem for path in (PACKAGE / "cli").glob("*.py")
+                 if re.search(r"^@command\(", path.read_text(encoding="utf-8"), re.M)}
+    assert declaring == set(app.MODULES)
+    assert {c.function.__module__.rsplit(".", 1)[1] for c in declare.COMMANDS} == set(app.MODULES)
