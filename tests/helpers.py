@@ -33,8 +33,19 @@ class BrokenEmbedder:
     embed_passages = embed_query
 
 
+def git_env() -> dict[str, str]:
+    """The environment for git in tests: inherited GIT_* dropped (GIT_DIR from
+    a hook would point fixtures at the enclosing repository), user and system
+    config ignored, a fixed identity."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="Test",
+               GIT_AUTHOR_EMAIL="test@example.com", GIT_COMMITTER_NAME="Test", GIT_COMMITTER_EMAIL="test@example.com")
+    return env
+
+
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(["git", *args], cwd=cwd, env=git_env(), check=True, capture_output=True,
+                          text=True).stdout.strip()
 
 
 class Result:

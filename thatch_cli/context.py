@@ -102,7 +102,7 @@ class Context:
         if self._engine is None:
             from .engine import make_engine
 
-            self._engine = make_engine(self)
+            self._engine = make_engine(self, self.daemon_enabled())
         return self._engine
 
     def place(self) -> "Place":

@@ -12,13 +12,26 @@ needs no numpy in the client.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from .errors import ModelUnavailable
 from .records import Hit
 
-if TYPE_CHECKING:
-    from .context import Context
+
+class Host(Protocol):
+    """What an engine needs from its caller (a Context is one)."""
+
+    env: Mapping[str, str]
+
+    @property
+    def db_path(self) -> Path: ...
+
+    def db(self): ...
+
+    def embedder(self): ...
+
+    def notice(self, text: str) -> None: ...
 
 
 # Plain classes, not dataclasses: building a dataclass compiles its methods
@@ -59,7 +72,7 @@ class LocalEngine:
 
     uses_daemon = False
 
-    def __init__(self, ctx: "Context") -> None:
+    def __init__(self, ctx: Host) -> None:
         self.ctx = ctx
 
     def search(
@@ -142,7 +155,7 @@ class DaemonEngine:
 
     uses_daemon = True
 
-    def __init__(self, ctx: "Context") -> None:
+    def __init__(self, ctx: Host) -> None:
         from .daemon.client import Client
 
         self.ctx = ctx
@@ -157,11 +170,12 @@ class DaemonEngine:
 
     def _call(self, op: str, meanwhile: Callable[[], None] | None = None, **fields):
         """(reply, payload) from the daemon, or None after falling back."""
-        from .daemon.client import RemoteError, Unreachable
+        from .daemon.client import Unreachable
+        from .daemon.protocol import ErrorReply
 
         try:
             return self.client.call(op, meanwhile=meanwhile, **fields)
-        except RemoteError as err:
+        except ErrorReply as err:
             if err.code == "model_unavailable":
                 raise ModelUnavailable(err.message) from None
             self._fallback(f"{err.code}: {err.message}")
@@ -245,5 +259,5 @@ def _once(task: Callable[[], None]) -> Callable[[], None]:
     return run
 
 
-def make_engine(ctx: "Context"):
-    return DaemonEngine(ctx) if ctx.daemon_enabled() else LocalEngine(ctx)
+def make_engine(ctx: Host, use_daemon: bool) -> DaemonEngine | LocalEngine:
+    return DaemonEngine(ctx) if use_daemon else LocalEngine(ctx)

@@ -1,16 +1,29 @@
-"""Small files: reading the package's templates, replacing files safely."""
+"""Small files: the package's templates and its exported CLI spec, and
+replacing files safely."""
 
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
+from typing import Any
+
+# The command line as data, exported from the Typer app by `python -m
+# thatch_cli.gen spec`: the fast path parses against it, completion scripts
+# are rendered from it.
+SPEC_PATH = Path(__file__).resolve().parent / "cli" / "spec.json"
+
+
+def load_spec(path: Path = SPEC_PATH) -> dict[str, Any]:
+    import json
+
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
 
 
 def template(relative: str) -> str:
     """Text of templates/<relative> (shell, git and completion scripts are
     data files in the package, not strings in the code)."""
-    return resources.files("thatch_cli").joinpath("templates", *relative.split("/")).read_text(encoding="utf-8")
+    return (Path(__file__).resolve().parent / "templates" / relative).read_text(encoding="utf-8")
 
 
 def replace_atomically(path: Path, text: str, mode: int) -> None:

@@ -26,16 +26,20 @@ def control_characters(text: str) -> list[str]:
     return [ch for ch in text if ord(ch) < 32 or 127 <= ord(ch) < 160]
 
 
-def _name(value: str | None, what: str, limit: int) -> str:
-    text = (value or "").strip()
-    if not text:
+def _one_line(text: str, what: str, limit: int) -> str:
+    """`text`, unless it is blank, longer than `limit` or holds a control character."""
+    if not text.strip():
         raise InvalidInput(f"{what} is empty")
     if len(text) > limit:
         raise InvalidInput(f"{what} is {len(text)} characters; the limit is {limit}")
     bad = control_characters(text)
     if bad:
-        raise InvalidInput(f"{what} {text[:40]!r} contains a control character ({bad[0]!r})")
+        raise InvalidInput(f"{what} {text[:40]!r} contains a control character ({bad[0]!r}); it must be one line")
     return text
+
+
+def _name(value: str | None, what: str, limit: int) -> str:
+    return _one_line((value or "").strip(), what, limit)
 
 
 def store(name: str | None) -> str:
@@ -47,14 +51,8 @@ def branch(name: str | None, option: str = "--branch") -> str:
 
 
 def label(value: str | None) -> str:
-    if value is None or not value.strip():
-        raise InvalidInput("label is empty")
-    if len(value) > MAX_LABEL_CHARS:
-        raise InvalidInput(f"label is {len(value)} characters; the limit is {MAX_LABEL_CHARS}")
-    bad = control_characters(value)
-    if bad:
-        raise InvalidInput(f"label {value[:40]!r} contains a control character ({bad[0]!r}); labels are one line")
-    return value
+    """A label as given (its spaces are part of it), on one line."""
+    return _one_line(value or "", "label", MAX_LABEL_CHARS)
 
 
 def content(value: str | None) -> str:

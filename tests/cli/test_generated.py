@@ -69,7 +69,7 @@ def test_hidden_and_internal_commands_are_left_out(monkeypatch, shell):
     real = cli_model.commands()
     extra = {"_secret": {**real["stores"], "hidden": False}, "ghost": {**real["stores"], "hidden": True}}
     monkeypatch.setattr(cli_model, "commands", lambda: {**real, **extra})
-    text = completions.render_all()[shell]
+    text = completions.render_all(completions.definitions())[shell]
     assert "_secret" not in text and "ghost" not in text
     assert "ghost" not in man.render() and "_secret" not in man.render()
 
@@ -100,4 +100,4 @@ def test_a_choice_that_needs_quoting_is_refused(monkeypatch):
     params = [{**p, "choices": ["ok", "two words"]} if p["name"] == "mode" else p for p in real["recall"]["params"]]
     monkeypatch.setattr(cli_model, "commands", lambda: {**real, "recall": {**real["recall"], "params": params}})
     with pytest.raises(ValueError, match="two words"):
-        completions.render_all()
+        completions.render_all(completions.definitions())

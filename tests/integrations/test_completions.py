@@ -18,6 +18,7 @@ import pytest
 
 from thatch_cli.integrations import completion as completion_install
 from thatch_cli.gen import completions as gen
+from thatch_cli.integrations.completion_scripts import render_all, tree
 from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
@@ -184,7 +185,7 @@ def test_bash_completes_labels_stores_and_branches(world):
         "thatch rescope --from = f": ["feat/x"],
         "thatch archive -b ''": ["feat/x", "main"],
     }
-    if "import" in gen.tree().children:
+    if "import" in tree(gen.definitions()).children:
         cases["thatch import ./RE"] = ["./README"]  # files where a command reads one
     got = bash_complete(world, list(cases))
     assert dict(zip(cases, got)) == cases
@@ -354,7 +355,7 @@ def test_install_writes_the_generated_script_idempotently(cli, isolated_env, she
     code, data = run_json(cli, "completion", "install", shell)
     assert code == 0 and set(data) == {"shell", "path", "status", "notes"}
     assert (data["shell"], data["path"], data["status"]) == (shell, str(target), "installed")
-    generated = gen.render_all()[shell]
+    generated = render_all(gen.definitions())[shell]
     assert target.read_text() == generated == SCRIPTS[shell].read_text()
     assert run_json(cli, "completion", "install", shell)[1]["status"] == "unchanged"
     assert "already up to date" in cli("completion", "install", shell).stdout

@@ -3,35 +3,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from helpers import git
 from thatch_cli.location import gitfs
 from thatch_cli.location.gitfs import GitLocation
-
-
-def _git_env() -> dict[str, str]:
-    # Drop inherited GIT_* (e.g. GIT_DIR when run from a hook) so fixtures
-    # never touch the enclosing repository, and isolate from user config.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_CONFIG_GLOBAL="/dev/null",
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@example.com",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@example.com",
-    )
-    return env
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=_git_env(), check=True,
-        capture_output=True, text=True,
-    ).stdout
 
 
 @pytest.fixture

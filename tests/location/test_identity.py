@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import git
 from thatch_cli.location import identity as repo_mod
 from thatch_cli.location.identity import (
     IdentityCache,
@@ -19,26 +20,6 @@ from thatch_cli.location.identity import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _git_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_CONFIG_GLOBAL="/dev/null",
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@example.com",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@example.com",
-    )
-    return env
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=_git_env(), check=True,
-        capture_output=True, text=True,
-    ).stdout
 
 
 def make_repo(path: Path, origin: str | None = None) -> Path:

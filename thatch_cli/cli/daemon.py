@@ -4,6 +4,8 @@ the embedding model loaded (daemon/)."""
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
+from typing import Iterator
 
 from ..context import Context
 from ..errors import InvalidInput, ModelUnavailable, ThatchError
@@ -23,6 +25,17 @@ def _client(ctx: Context, autostart: bool = True):
     return Client(ctx.env, autostart=autostart)
 
 
+@contextmanager
+def _unreachable(doing: str) -> Iterator[None]:
+    """A daemon that cannot be reached is one line: `doing`, and why."""
+    from ..daemon.client import Unreachable
+
+    try:
+        yield
+    except Unreachable as exc:
+        raise ThatchError(f"{doing}: {exc}") from None
+
+
 def _socket_path(ctx: Context) -> str:
     from ..daemon import runtime
 
@@ -33,7 +46,8 @@ def _socket_path(ctx: Context) -> str:
 def daemon_start(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     """Start the daemon (if needed) and wait until its model is loaded."""
     from ..daemon import runtime
-    from ..daemon.client import RemoteError, Unreachable
+    from ..daemon.client import Unreachable
+    from ..daemon.protocol import ErrorReply
 
     if runtime.disabled(ctx.env):
         raise InvalidInput("the daemon is disabled by THATCH_DAEMON=0")
@@ -43,7 +57,7 @@ def daemon_start(ctx: Context, out: Output, *, as_json: Json = False) -> None:
         client.call("info")  # starts or replaces it, and waits for the model
     except Unreachable as exc:
         raise ThatchError(f"cannot start the daemon: {exc}") from None
-    except RemoteError as exc:
+    except ErrorReply as exc:
         if exc.code == "model_unavailable":
             raise ModelUnavailable(f"the daemon cannot load the model: {exc.message}") from None
         raise ThatchError(f"the daemon failed: {exc.message}") from None
@@ -57,12 +71,8 @@ def daemon_start(ctx: Context, out: Output, *, as_json: Json = False) -> None:
 @command("stop", group=DAEMON)
 def daemon_stop(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     """Stop the daemon; the next command that needs a vector starts it again."""
-    from ..daemon.client import Unreachable
-
-    try:
+    with _unreachable("cannot stop the daemon"):
         stopped = _client(ctx, autostart=False).stop()
-    except Unreachable as exc:
-        raise ThatchError(f"cannot stop the daemon: {exc}") from None
     if out.json_mode:
         out.json({"stopped": stopped is not None, "pid": (stopped or {}).get("pid")})
     elif stopped is None:
@@ -74,12 +84,8 @@ def daemon_stop(ctx: Context, out: Output, *, as_json: Json = False) -> None:
 @command("status", group=DAEMON)
 def daemon_status(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     """Show pid, model, thatch version, uptime, resident memory and requests served."""
-    from ..daemon.client import Unreachable
-
-    try:
+    with _unreachable("cannot reach the daemon"):
         status = _client(ctx, autostart=False).status()
-    except Unreachable as exc:
-        raise ThatchError(f"cannot reach the daemon: {exc}") from None
     _status(out, status, _socket_path(ctx))
 
 

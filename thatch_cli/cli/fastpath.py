@@ -11,21 +11,15 @@ None and Typer handles it, with its own messages.
 from __future__ import annotations
 
 import importlib
-import json
-from pathlib import Path
 from typing import Any
 
-SPEC_PATH = Path(__file__).resolve().parent / "spec.json"
+from ..files import load_spec
+
 _HELP = {"-h", "--help"}
 
 
 class _Fallback(Exception):
     """The command line needs Typer (help, or an error Typer should word)."""
-
-
-def load_spec(path: Path = SPEC_PATH) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
 
 
 def _convert(value: str, param: dict) -> Any:

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from .model import RequestError
+from .protocol import ErrorReply
 
 MAX_CACHED = 32
 
@@ -46,7 +46,7 @@ class StoreCache:
         try:
             st = os.stat(real)
         except OSError as exc:
-            raise RequestError("database", f"cannot open database {path}: {exc.strerror or exc}") from None
+            raise ErrorReply("database", f"cannot open database {path}: {exc.strerror or exc}") from None
         ident = (st.st_dev, st.st_ino)
         with self._guard:
             known = self._dbs.get(real)
@@ -60,7 +60,7 @@ class StoreCache:
             try:
                 db = MemoryDB.open_existing(Path(real))  # used from several threads, under its lock
             except ThatchError as exc:
-                raise RequestError("database", exc.message) from None
+                raise ErrorReply("database", exc.message) from None
             lock = threading.Lock()
             self._dbs[real] = (ident, db, lock)
             return real, db, lock

@@ -38,11 +38,6 @@ class NotRunning(Unreachable):
     """No daemon is running and we were told not to start one."""
 
 
-class RemoteError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 class Client:
@@ -61,7 +56,7 @@ class Client:
              **fields: Any) -> tuple[dict, bytes]:
         """Send one request of operation `op` (its fields as protocol.SHAPES
         declares them) and return (reply fields, payload) of a successful
-        answer. Raises Unreachable, NotRunning, or RemoteError for an error
+        answer. Raises Unreachable, NotRunning, or protocol.ErrorReply for an error
         the daemon reported (model_unavailable, database, bad_request).
         `meanwhile` runs once, after the first send, while the daemon works."""
         shape = protocol.SHAPES[op]
@@ -101,7 +96,7 @@ class Client:
                     raise NotRunning(message)
                 self._replace()
                 continue
-            raise RemoteError(code, message)
+            raise protocol.ErrorReply(code, message)
         raise Unreachable(problem)
 
     def notify(self, op: str, payload: bytes = b"", **fields: Any) -> None:

@@ -7,24 +7,37 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
 from .. import __version__
-from .model import RequestError
-from .protocol import PROTOCOL_VERSION
-
-if TYPE_CHECKING:
-    from .server import Server
+from .cache import StoreCache
+from .model import Model
+from .protocol import PROTOCOL_VERSION, ErrorReply
 
 Reply = tuple[dict[str, Any], bytes]
 
 
-def ping(server: "Server", request: dict, payload: bytes) -> Reply:
+class Server(Protocol):
+    """What the handlers use of the running server (server.Server is one)."""
+
+    model: Model
+    cache: StoreCache
+    started: float
+    requests: int
+    idle: float
+    socket_path: str
+
+    def identity(self) -> dict: ...
+
+    def stop(self, reason: str) -> None: ...
+
+
+def ping(server: Server, request: dict, payload: bytes) -> Reply:
     return {"pid": os.getpid(), "model": server.model.name, "version": __version__, "protocol": PROTOCOL_VERSION,
             "ready": server.model.ready.is_set()}, b""
 
 
-def status(server: "Server", request: dict, payload: bytes) -> Reply:
+def status(server: Server, request: dict, payload: bytes) -> Reply:
     stores, vectors = server.cache.size()
     return {
         "pid": os.getpid(),
@@ -49,7 +62,7 @@ def status(server: "Server", request: dict, payload: bytes) -> Reply:
     }, b""
 
 
-def shutdown(server: "Server", request: dict, payload: bytes) -> Reply:
+def shutdown(server: Server, request: dict, payload: bytes) -> Reply:
     unless = request["unless"]
     if unless and unless == server.identity():
         return {"stopping": False, "pid": os.getpid()}, b""
@@ -57,17 +70,17 @@ def shutdown(server: "Server", request: dict, payload: bytes) -> Reply:
     return {"stopping": True, "pid": os.getpid()}, b""
 
 
-def info(server: "Server", request: dict, payload: bytes) -> Reply:
+def info(server: Server, request: dict, payload: bytes) -> Reply:
     server.model.get()
     return {"model": server.model.name, "dim": server.model.dim}, b""
 
 
-def embed(server: "Server", request: dict, payload: bytes) -> Reply:
+def embed(server: Server, request: dict, payload: bytes) -> Reply:
     from ..ranking.dense import to_blob
 
     texts = request["texts"]
     if not all(isinstance(t, str) for t in texts):
-        raise RequestError("bad_request", "texts must be a list of strings")
+        raise ErrorReply("bad_request", "texts must be a list of strings")
     if request["kind"] == "query":
         data = b"".join(to_blob(server.model.embed_query(t)) for t in texts)
     else:
@@ -75,13 +88,13 @@ def embed(server: "Server", request: dict, payload: bytes) -> Reply:
     return {"model": server.model.name, "dim": server.model.dim, "count": len(texts)}, data
 
 
-def search(server: "Server", request: dict, payload: bytes) -> Reply:
+def search(server: Server, request: dict, payload: bytes) -> Reply:
     from ..embeddings import model_space
     from ..ranking.dense import semantic, to_blob
 
     stores = request["stores"]
     if not all(isinstance(s, str) for s in stores):
-        raise RequestError("bad_request", "stores must be a list of strings")
+        raise ErrorReply("bad_request", "stores must be a list of strings")
     returned = b""
     if request["query"] is not None:
         vector = server.model.embed_query(request["query"])
@@ -89,7 +102,7 @@ def search(server: "Server", request: dict, payload: bytes) -> Reply:
         vector = server.model.embed_passages([request["passage"]])[0]
         returned = to_blob(vector)
     else:
-        raise RequestError("bad_request", "search needs a query or a passage")
+        raise ErrorReply("bad_request", "search needs a query or a passage")
     space, dim = model_space(server.model.name) or "", int(vector.shape[-1])
     entries = {}
 
@@ -100,7 +113,7 @@ def search(server: "Server", request: dict, payload: bytes) -> Reply:
     try:
         exclude = {(str(s), str(slug)) for s, slug in request["exclude"]}
     except (TypeError, ValueError):
-        raise RequestError("bad_request", "exclude must be a list of [store, slug] pairs") from None
+        raise ErrorReply("bad_request", "exclude must be a list of [store, slug] pairs") from None
     hits, floor = semantic(loader, stores, vector, space=space, branch=request["branch"],
                            include_archived=request["include_archived"], limit=request["limit"],
                            exclude=exclude, min_score=request["min_score"], any_branch=request["any_branch"])
@@ -108,7 +121,7 @@ def search(server: "Server", request: dict, payload: bytes) -> Reply:
             "floor": floor, "hits": [[h.store, h.slug, h.score] for h in hits]}, returned
 
 
-def saved(server: "Server", request: dict, payload: bytes) -> Reply:
+def saved(server: Server, request: dict, payload: bytes) -> Reply:
     """A client saved one memory and tells us, so the cached matrix is
     patched instead of reloaded (see cache.StoreCache.apply_saved)."""
     memory = (request["branch"], request["archived"], request["model"], payload or None)
@@ -117,7 +130,7 @@ def saved(server: "Server", request: dict, payload: bytes) -> Reply:
     return {"patched": patched}, b""
 
 
-HANDLERS: dict[str, Callable[["Server", dict, bytes], Reply]] = {
+HANDLERS: dict[str, Callable[[Server, dict, bytes], Reply]] = {
     "ping": ping, "status": status, "shutdown": shutdown, "info": info, "embed": embed, "search": search,
     "saved": saved,
 }

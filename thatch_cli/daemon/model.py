@@ -10,15 +10,7 @@ from typing import Mapping
 
 from . import runtime
 from .log import log
-
-
-class RequestError(Exception):
-    """A request the daemon answers with an error code instead of a result."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+from .protocol import ErrorReply
 
 
 class Model:
@@ -89,7 +81,7 @@ class Model:
     def get(self):
         self.ready.wait()
         if self.embedder is None:
-            raise RequestError("model_unavailable", self.error or "model not loaded")
+            raise ErrorReply("model_unavailable", self.error or "model not loaded")
         return self.embedder
 
     def _run(self, fn, *args):
@@ -98,7 +90,7 @@ class Model:
         try:
             return self._worker.submit(fn, *args).result()
         except ThatchError as exc:
-            raise RequestError("model_unavailable", exc.message) from None
+            raise ErrorReply("model_unavailable", exc.message) from None
 
     def embed_query(self, text: str):
         return self._run(self.get().embed_query, text)

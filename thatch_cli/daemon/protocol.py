@@ -49,6 +49,15 @@ class BadMessage(Exception):
     """A header that does not fit its operation's shape."""
 
 
+class ErrorReply(Exception):
+    """An error answer: raised by a handler to send one, by the client on receiving one."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 class Shape:
     """One operation: the fields of its request and of its successful reply
     (name -> accepted JSON types)."""

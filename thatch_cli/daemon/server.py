@@ -37,7 +37,8 @@ from . import protocol, runtime
 from .cache import StoreCache
 from .handlers import HANDLERS
 from .log import log
-from .model import Model, RequestError
+from .model import Model
+from .protocol import ErrorReply
 
 LOCK_WAIT = 30.0
 TICK = 0.2
@@ -175,7 +176,7 @@ class Server:
                     self.last_activity = time.monotonic()
                 try:
                     reply, data = self.dispatch(request, payload)
-                except RequestError as err:
+                except ErrorReply as err:
                     reply, data = protocol.error(err.code, err.message), b""
                 except Exception as exc:  # a bug: answer it, keep serving
                     log(f"error in {request.get('op')!r}: {type(exc).__name__}: {exc}")
@@ -196,15 +197,15 @@ class Server:
         op = request.get("op")
         shape = protocol.SHAPES.get(op) if isinstance(op, str) else None
         if shape is None:
-            raise RequestError("bad_request", f"unknown op {op!r}")
+            raise ErrorReply("bad_request", f"unknown op {op!r}")
         if shape.bound:
             theirs = {key: request.get(key) for key in ("model", "version", "protocol")}
             if theirs != self.identity():
-                raise RequestError("mismatch", f"daemon serves {self.identity()}, request wants {theirs}")
+                raise ErrorReply("mismatch", f"daemon serves {self.identity()}, request wants {theirs}")
         try:
             fields = shape.read_request(request)
         except protocol.BadMessage as exc:
-            raise RequestError("bad_request", str(exc)) from None
+            raise ErrorReply("bad_request", str(exc)) from None
         reply, data = HANDLERS[op](self, fields, payload)
         return shape.reply(**reply), data
 

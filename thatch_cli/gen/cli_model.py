@@ -14,6 +14,8 @@ from typing import Any, Iterator, get_args
 
 import typer
 
+from ..cli.app import app as thatch_app
+
 
 
 class Unmirrored(Exception):
@@ -118,9 +120,7 @@ _ALLOWED_SETTINGS = {"help_option_names"}
 
 
 def _root(app: typer.Typer | None):
-    if app is None:
-        from ..cli.app import app
-    return typer.main.get_command(app)
+    return typer.main.get_command(app if app is not None else thatch_app)
 
 
 def commands(app: typer.Typer | None = None) -> dict[str, dict[str, Any]]:

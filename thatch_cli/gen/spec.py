@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from .. import __version__
+from ..files import SPEC_PATH
 from . import cli_model
 
-SPEC_PATH = Path(__file__).resolve().parent.parent / "cli" / "spec.json"
 
 
 def render() -> str:

@@ -29,8 +29,9 @@ class Installed:
 
 
 def script(shell: str) -> str:
-    from ..cli.fastpath import load_spec
-    from ..gen.completions import RENDERERS, tree
+    """The completion script for `shell`, from the installed CLI spec."""
+    from ..files import load_spec
+    from .completion_scripts import RENDERERS, tree
 
     try:
         definitions = load_spec()

@@ -136,22 +136,11 @@ def db_loader(db) -> VectorLoader:
     return lambda store, space, dim: load_store_vectors(db, store, space, dim)
 
 
-def semantic(
-    loader: VectorLoader,
-    stores: Sequence[str],
-    query_vector,
-    *,
-    space: str,
-    branch: str | None,
-    include_archived: bool,
-    limit: int,
-    exclude: set[tuple[str, str]] = frozenset(),
-    min_score: float | None = None,
-    any_branch: bool = False,
-) -> tuple[list[Hit], float | None]:
-    """The best hits, and the lowest cosine in scope (see top_scores)."""
+def semantic(loader: VectorLoader, stores: Sequence[str], query_vector, *, space: str,
+             **options) -> tuple[list[Hit], float | None]:
+    """The best hits, and the lowest cosine in scope: top_scores over the
+    `stores` that `loader` gives for the query's space and width (`options`
+    are top_scores' filters)."""
     dim = int(query_vector.shape[-1])
-    indexes = [loader(store, space, dim) for store in stores]
-    scored, floor = top_scores(indexes, query_vector, branch=branch, include_archived=include_archived,
-                               limit=limit, exclude=exclude, min_score=min_score, any_branch=any_branch)
+    scored, floor = top_scores([loader(store, space, dim) for store in stores], query_vector, **options)
     return [Hit(store, slug, score, "semantic") for store, slug, score in scored], floor

@@ -97,13 +97,9 @@ def _metavar(param: dict) -> str:
     return param["name"].strip("_").upper()
 
 
-def tree(definitions: dict | None = None) -> Node:
-    """The command tree from CLI definitions: the Typer app by default, or the
-    same data as exported in cli/spec.json (what an installed thatch has)."""
-    if definitions is None:
-        from . import cli_model
-
-        definitions = {"commands": cli_model.commands(), "groups": cli_model.groups()}
+def tree(definitions: dict) -> Node:
+    """The command tree from CLI definitions: cli/spec.json's data, or the
+    same read from the Typer app (gen/cli_model.py)."""
     root = Node("", "A local, git-aware memory store for coding agents.", [HELP_OPTION, VERSION_OPTION])
     groups = definitions["groups"]
     for path, spec in sorted(definitions["commands"].items()):
