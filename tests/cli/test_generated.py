@@ -101,3 +101,17 @@ def test_a_choice_that_needs_quoting_is_refused(monkeypatch):
     monkeypatch.setattr(cli_model, "commands", lambda: {**real, "recall": {**real["recall"], "params": params}})
     with pytest.raises(ValueError, match="two words"):
         completions.render_all(completions.definitions())
+
+
+def test_every_data_file_of_the_package_is_installed():
+    """Files the package reads at run time (spec.json, templates) must be package data, or a
+    non-editable install lacks them (spec.json once was: every command took the slow path)."""
+    import fnmatch
+    import tomllib
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["thatch_cli"]
+    package = ROOT / "thatch_cli"
+    data = [p.relative_to(package).as_posix() for p in package.rglob("*")
+            if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
+    assert "cli/spec.json" in data
+    assert [f for f in data if not any(fnmatch.fnmatch(f, pattern) for pattern in patterns)] == []
