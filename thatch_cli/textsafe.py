@@ -9,26 +9,27 @@ from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_PATTERNS: dict[str, re.Pattern[str]] = {}
 
 
-def _escape(ch: str) -> str:
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}"
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}"
 
 
-def is_control(ch: str) -> bool:
-    """C0, DEL and C1 control characters."""
-    code = ord(ch)
-    return code < 32 or 127 <= code < 160
+def _controls(keep: str) -> re.Pattern[str]:
+    """A pattern matching every control character except those in `keep`."""
+    pattern = _PATTERNS.get(keep)
+    if pattern is None:
+        wanted = "".join(re.escape(chr(c)) for c in (*range(32), *range(127, 160)) if chr(c) not in keep)
+        pattern = _PATTERNS[keep] = re.compile(f"[{wanted}]")
+    return pattern
 
 
 def visible(text: str, keep: str = "\n\t") -> str:
     """`text` with every control character except those in `keep` shown as
     an escape (ESC becomes the four characters \\x1b)."""
-    if _CONTROL.search(text) is None:
-        return text
-    return "".join(ch if ch in keep or not is_control(ch) else _escape(ch) for ch in text)
+    return _controls(keep).sub(_escape, text)
 
 
 def one_line(text: str) -> str:

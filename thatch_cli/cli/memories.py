@@ -87,9 +87,7 @@ def list_(
         table(out, ("label", "branch", "conf", "updated", "snippet"), rows,
               title=f"{esc(listing.store)} · {len(listing.memories)}")
         return
-    for m in listing.memories:
-        branch_col = f"\t[{m.branch}]" if m.branch else ""
-        out.line(f"{m.label}{branch_col}")
+    out.lines([f"{m.label}\t[{m.branch}]" if m.branch else m.label for m in listing.memories])
 
 
 @command("show")
@@ -163,8 +161,7 @@ def stores(ctx: Context, out: Output, *, as_json: Json = False) -> None:
         table(out, ("store", "memories", "last update"),
               [(f"[bold]{esc(s.name)}[/]", str(s.memories), s.last_update or "") for s in found])
         return
-    for s in found:
-        out.line(f"{s.name}\t{s.memories}\t{s.last_update or '-'}")
+    out.lines([f"{s.name}\t{s.memories}\t{s.last_update or '-'}" for s in found])
 
 
 @command("reindex")

@@ -58,6 +58,11 @@ class Output:
     def line(self, text: str = "") -> None:
         self.stdout.write(visible(text) + "\n")
 
+    def lines(self, texts: list[str]) -> None:
+        """Many lines in one write (a 10k-row listing stays cheap)."""
+        if texts:
+            self.stdout.write(visible("\n".join(texts)) + "\n")
+
     def notice(self, text: str) -> None:
         """Side information (warnings, degraded modes): stderr, so stdout stays parseable."""
         self.stderr.write(f"thatch: {visible(text, keep='')}\n")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, Mapping, NamedTuple
+from typing import Iterable, Mapping
 
 from .. import paths
 from . import gitfs
@@ -19,12 +19,31 @@ from . import gitfs
 GLOBAL = "global"
 
 
-class Place(NamedTuple):
-    store: str  # THATCH_STORE when set, else the detected store
-    detected: str  # the repository's (or directory's) own identity
-    overridden: bool  # THATCH_STORE is set
-    repo: gitfs.GitLocation | None  # the repository around the directory
-    branch: str | None  # HEAD's branch, unborn included; None when detached or outside a repository
+class Place:
+    """The store and branch of a directory. The detected identity is worked
+    out only when asked for: with THATCH_STORE set, most commands never need it."""
+
+    __slots__ = ("store", "overridden", "repo", "branch", "_env", "_cwd", "_detected")
+
+    def __init__(self, env: Mapping[str, str], cwd: Path) -> None:
+        override = (env.get("THATCH_STORE") or "").strip()
+        self._env, self._cwd = env, cwd
+        self._detected: str | None = None
+        self.repo = gitfs.locate(cwd)  # the repository around the directory
+        # HEAD's branch, unborn included; None when detached or outside a repository
+        self.branch = gitfs.head_branch(self.repo) if self.repo is not None else None
+        self.overridden = bool(override)  # THATCH_STORE is set
+        self.store = override or self.detected  # THATCH_STORE when set, else the detected store
+
+    @property
+    def detected(self) -> str:
+        """The repository's (or directory's) own identity."""
+        if self._detected is None:
+            self._detected = detected_store(self._env, self._cwd)
+        return self._detected
+
+    def __repr__(self) -> str:
+        return f"Place(store={self.store!r}, branch={self.branch!r}, repo={self.repo!r})"
 
 
 def detected_store(env: Mapping[str, str], cwd: Path) -> str:
@@ -36,11 +55,7 @@ def detected_store(env: Mapping[str, str], cwd: Path) -> str:
 
 
 def here(env: Mapping[str, str], cwd: Path) -> Place:
-    override = (env.get("THATCH_STORE") or "").strip()
-    detected = detected_store(env, cwd)
-    repo = gitfs.locate(cwd)
-    branch = gitfs.head_branch(repo) if repo is not None else None
-    return Place(override or detected, detected, bool(override), repo, branch)
+    return Place(env, cwd)
 
 
 def default_scope(place: Place) -> list[str]:
