@@ -5,7 +5,7 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='archive completion daemon dedup duplicates export forget hooks hygiene import init list recall reindex remember rescope show stores' ;;
+        '') _thatch_r='archive backup completion daemon dedup duplicates export forget history hooks hygiene import init list recall reindex remember rescope restore restore-memory show stores' ;;
         'completion') _thatch_r='install show' ;;
         'daemon') _thatch_r='start status stop' ;;
         'dedup') _thatch_r='keep list mark' ;;
@@ -19,6 +19,7 @@ _thatch_options() {
     case $1 in
         '') _thatch_r='--help -h --version -V -v' ;;
         'archive') _thatch_r='--branch -b --store -s --json --help -h' ;;
+        'backup') _thatch_r='--json --help -h' ;;
         'completion') _thatch_r='--help -h' ;;
         'completion install') _thatch_r='--json --help -h' ;;
         'completion show') _thatch_r='--json --help -h' ;;
@@ -33,6 +34,7 @@ _thatch_options() {
         'duplicates') _thatch_r='--store -s --threshold -t --limit -n --json --help -h' ;;
         'export') _thatch_r='--store -s --all -a --with-vectors --output -o --json --help -h' ;;
         'forget') _thatch_r='--store -s --json --help -h' ;;
+        'history') _thatch_r='--store -s --json --help -h' ;;
         'hooks') _thatch_r='--help -h' ;;
         'hooks install') _thatch_r='--repo --json --help -h' ;;
         'hooks status') _thatch_r='--repo --json --help -h' ;;
@@ -45,6 +47,8 @@ _thatch_options() {
         'reindex') _thatch_r='--store -s --json --help -h' ;;
         'remember') _thatch_r='--store -s --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --json --help -h' ;;
         'rescope') _thatch_r='--from --to --unscoped --store -s --json --help -h' ;;
+        'restore') _thatch_r='--json --help -h' ;;
+        'restore-memory') _thatch_r='--version --store -s --json --help -h' ;;
         'show') _thatch_r='--store -s --json --help -h' ;;
         'stores') _thatch_r='--json --help -h' ;;
         *) _thatch_r='--help -h' ;;
@@ -59,8 +63,8 @@ _thatch_option_value() {
         'dedup mark|--status') _thatch_r='choices:duplicate supplement contradiction unrelated' ;;
         'recall|--mode'|'recall|-m') _thatch_r='choices:hybrid semantic lexical' ;;
         'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo') _thatch_r=files ;;
-        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'recall|--budget'|'remember|--confidence'|'remember|-c') _thatch_r=none ;;
-        'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rescope|--store'|'rescope|-s'|'show|--store'|'show|-s') _thatch_r=stores ;;
+        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version') _thatch_r=none ;;
+        'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'show|--store'|'show|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;
     esac
 }
@@ -69,8 +73,8 @@ _thatch_option_value() {
 _thatch_argument() {
     case "$1|$2" in
         'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
-        'import|0') _thatch_r=files ;;
-        'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'forget|0'|'show|0') _thatch_r=labels ;;
+        'backup|0'|'import|0'|'restore|0') _thatch_r=files ;;
+        'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'forget|0'|'history|0'|'restore-memory|0'|'show|0') _thatch_r=labels ;;
         'list|0') _thatch_r=stores ;;
         *) _thatch_r=none ;;
     esac

@@ -5,7 +5,7 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' archive completion daemon dedup duplicates export forget hooks hygiene import init list recall reindex remember rescope show stores
+            printf '%s\n' archive backup completion daemon dedup duplicates export forget history hooks hygiene import init list recall reindex remember rescope restore restore-memory show stores
         case 'completion'
             printf '%s\n' install show
         case 'daemon'
@@ -20,7 +20,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'show|--store' 'show|-s'
+        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'show|--store' 'show|-s'
             return 0
     end
     return 1
@@ -95,12 +95,14 @@ complete -c thatch -n '__thatch_at \'\'' -l version -d 'Show the version and exi
 complete -c thatch -n '__thatch_at \'\'' -s V -d 'Show the version and exit'
 complete -c thatch -n '__thatch_at \'\'' -s v -d 'Show the version and exit'
 complete -c thatch -n '__thatch_arg \'\' 0' -a archive -d 'Archive every live memory of a branch: kept as record, left out of recall and hygiene'
+complete -c thatch -n '__thatch_arg \'\' 0' -a backup -d 'Copy the database to a verified backup file, while it stays in use (never overwrites a file)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a completion -d 'Shell completion for bash, zsh and fish'
 complete -c thatch -n '__thatch_arg \'\' 0' -a daemon -d 'The background process that keeps the embedding model loaded (started automatically)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a dedup -d 'Verdicts on near-duplicate pairs, so duplicates and hygiene stop reporting them'
 complete -c thatch -n '__thatch_arg \'\' 0' -a duplicates -d 'List clusters of near-duplicate memories in a store (never deletes; exits 0)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a export -d 'Export memories as JSONL, one memory per line with every column'
 complete -c thatch -n '__thatch_arg \'\' 0' -a forget -d 'Delete one memory and its duplicate verdicts'
+complete -c thatch -n '__thatch_arg \'\' 0' -a history -d 'List the earlier versions of a memory kept by overwrites, edits, renames, archiving and forgetting'
 complete -c thatch -n '__thatch_arg \'\' 0' -a hooks -d 'Git hooks: memories of the branch you switch to, notice of deleted branches'
 complete -c thatch -n '__thatch_arg \'\' 0' -a hygiene -d 'Report near-duplicates, stale memories and memories of deleted branches (never deletes)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a import -d 'Import memories from JSONL (as written by export); embeds those without a usable vector'
@@ -110,6 +112,8 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a recall -d 'Find memories by meani
 complete -c thatch -n '__thatch_arg \'\' 0' -a reindex -d 'Embed memories that have no vector, or one from a different model'
 complete -c thatch -n '__thatch_arg \'\' 0' -a remember -d 'Save a memory. Without a label, the content\'s first heading or line becomes the label'
 complete -c thatch -n '__thatch_arg \'\' 0' -a rescope -d 'Move the memories of one branch to another branch, or to the whole project (--unscoped)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a restore -d 'Replace the database with a verified backup; the current file is backed up first'
+complete -c thatch -n '__thatch_arg \'\' 0' -a restore-memory -d 'Bring back a forgotten memory or an earlier version of one (undoes the last change by default)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a show -d 'Print one memory in full (detected store first, then global)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a stores -d 'List stores with their memory counts and last update'
 complete -c thatch -n '__thatch_at \'archive\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Branch whose live memories are archived'
@@ -119,6 +123,10 @@ complete -c thatch -n '__thatch_at \'archive\'' -s s -r -f -a '(__thatch_values 
 complete -c thatch -n '__thatch_at \'archive\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
 complete -c thatch -n '__thatch_at \'archive\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'archive\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'backup\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'backup\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'backup\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'backup\' 0' -F -d 'File or directory to write (default: beside the database)'
 complete -c thatch -n '__thatch_at \'completion\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'completion\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'completion\' 0' -a install -d 'Install the completion script where your shell looks for it (safe to re-run)'
@@ -195,6 +203,12 @@ complete -c thatch -n '__thatch_at \'forget\'' -l json -d 'Print machine-readabl
 complete -c thatch -n '__thatch_at \'forget\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'forget\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'forget\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_at \'history\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'history\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'history\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'history\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'history\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'history\' 0' -f -a '(__thatch_values labels)'
 complete -c thatch -n '__thatch_at \'hooks\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'hooks\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'hooks\' 0' -a install -d 'Install the post-checkout and reference-transaction hooks (again: no change)'
@@ -280,6 +294,17 @@ complete -c thatch -n '__thatch_at \'rescope\'' -s s -r -f -a '(__thatch_values 
 complete -c thatch -n '__thatch_at \'rescope\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
 complete -c thatch -n '__thatch_at \'rescope\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'rescope\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'restore\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'restore\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'restore\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'restore\' 0' -F -d 'A backup file (from thatch backup)'
+complete -c thatch -n '__thatch_at \'restore-memory\'' -l version -r -f -d 'Version to bring back (see thatch history; default: the newest)'
+complete -c thatch -n '__thatch_at \'restore-memory\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'restore-memory\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'restore-memory\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'restore-memory\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'restore-memory\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'restore-memory\' 0' -f -a '(__thatch_values labels)'
 complete -c thatch -n '__thatch_at \'show\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'show\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'show\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'

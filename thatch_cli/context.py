@@ -79,9 +79,13 @@ class Context:
 
     def db(self) -> "MemoryDB":
         if self._db is None:
+            from .retention import history_keep
             from .storage.memories import MemoryDB
 
-            self._db = MemoryDB.open(self.db_path)
+            # Only the default location is created: a THATCH_DB naming a
+            # directory that does not exist is a mistake to report.
+            self._db = MemoryDB.open(self.db_path, create_parent=paths.db_is_default(self.env),
+                                     history_keep=history_keep(self.env))
         return self._db
 
     def embedder(self) -> "Embedder":

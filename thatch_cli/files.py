@@ -4,8 +4,9 @@ replacing files safely."""
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Iterator
 
 # The command line as data, exported from the Typer app by `python -m
 # thatch_cli.gen spec`: the fast path parses against it, completion scripts
@@ -26,17 +27,25 @@ def template(relative: str) -> str:
     return (Path(__file__).resolve().parent / "templates" / relative).read_text(encoding="utf-8")
 
 
-def replace_atomically(path: Path, text: str, mode: int) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it over
-    `path`: a reader (git running a hook, a shell loading completions, a
-    concurrent thatch) sees the old file or the new one, never half of one.
-    Raises OSError and leaves no temporary file behind."""
+@contextmanager
+def atomic_writer(path: Path, mode: int) -> Iterator[IO[str]]:
+    """A text file to fill that appears at `path` only when complete: the
+    bytes go to a temporary file beside `path` (an unpredictable name,
+    created with O_EXCL and O_NOFOLLOW, so a symlink planted in a shared
+    directory is never followed), are flushed to disk, and the file is then
+    renamed over `path` (replacing a symlink there, never its target). A
+    reader (git running a hook, a shell loading completions, a concurrent
+    thatch) sees the old file or the new one, never half of one. On any
+    error no temporary file is left behind and `path` is untouched."""
     import tempfile  # only writers pay for it; hot paths mostly read
 
+    path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -45,3 +54,10 @@ def replace_atomically(path: Path, text: str, mode: int) -> None:
         except OSError:
             pass
         raise
+
+
+def replace_atomically(path: Path, text: str, mode: int) -> None:
+    """Write `text` to `path` through atomic_writer. Raises OSError and
+    leaves no temporary file behind."""
+    with atomic_writer(path, mode) as fh:
+        fh.write(text)

@@ -22,6 +22,12 @@ def db_path(env: Mapping[str, str]) -> Path:
     return config_home(env) / "thatch" / "thatch.db"
 
 
+def db_is_default(env: Mapping[str, str]) -> bool:
+    """Whether the database is the default file (whose directory thatch may
+    create), not one named by THATCH_DB / THATCH_DB_PATH."""
+    return not (env.get("THATCH_DB") or env.get("THATCH_DB_PATH"))
+
+
 def cache_dir(env: Mapping[str, str]) -> Path:
     base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
     return Path(base) / "thatch"

@@ -16,6 +16,7 @@ MAX_STORE_CHARS = 200
 MAX_BRANCH_CHARS = 250
 MAX_LIMIT = 1000
 MAX_PAIR_LIMIT = 10_000
+MAX_HISTORY_KEEP = 1000
 MODES = ("hybrid", "semantic", "lexical")
 # Verdicts `dedup mark` records: the original thatch's vocabulary.
 VERDICTS = ("duplicate", "supplement", "contradiction", "unrelated")
@@ -119,3 +120,20 @@ def one_of(**given: object) -> None:
     named = [name for name, value in given.items() if value]
     if len(named) > 1:
         raise InvalidInput(f"use either {named[0]} or {named[1]}, not both")
+
+
+def history_keep(value: str | int, what: str = "history retention") -> int:
+    """A number of versions to keep per memory, 0 to MAX_HISTORY_KEEP."""
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise InvalidInput(f"{what} must be a whole number of versions, got {value!r}") from None
+    if not 0 <= number <= MAX_HISTORY_KEEP:
+        raise InvalidInput(f"{what} must be between 0 and {MAX_HISTORY_KEEP}, got {number}")
+    return number
+
+
+def version(value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise InvalidInput(f"--version must be 1 or more, got {value}")
+    return value

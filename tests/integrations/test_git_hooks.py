@@ -383,6 +383,13 @@ def test_record_deletion_is_idempotent_within_a_window(repo):
         assert record_deletion(conn, "acme/widget", "feat/login", "2026-01-02T10:00:00.000Z") == 3
         rows = conn.execute("SELECT deleted_at FROM thatch_cli_deleted_branches").fetchall()
         assert rows == [("2026-01-02T10:00:00.000Z",)]
+        # The same git command firing the hook again: one deletion.
+        assert record_deletion(conn, "acme/widget", "feat/login", "2026-01-03T10:00:00.000Z", git_pid=41) == 3
+        assert record_deletion(conn, "acme/widget", "feat/login", "2026-01-03T10:00:01.000Z", git_pid=41) is None
+        # Recreated and deleted again by another git command within the window: recorded again.
+        assert record_deletion(conn, "acme/widget", "feat/login", "2026-01-03T10:00:09.000Z", git_pid=57) == 3
+        rows = conn.execute("SELECT deleted_at, git_pid FROM thatch_cli_deleted_branches").fetchall()
+        assert rows == [("2026-01-03T10:00:09.000Z", 57)]
     finally:
         conn.close()
 

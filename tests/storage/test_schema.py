@@ -231,7 +231,8 @@ def test_schema_2_index_is_rebuilt_with_its_map(tmp_path):
                      [("a", "s", "a", "# a\n\nalpha words", "t", "t"), ("b", "s", "b", "# b\n\nbeta words", "t", "t")])
     store.close()
     store = MemoryDB.open(path)
-    assert int(store.conn.execute("SELECT value FROM thatch_cli_meta WHERE key='schema_version'").fetchone()[0]) == 3
+    assert int(store.conn.execute("SELECT value FROM thatch_cli_meta WHERE key='schema_version'").fetchone()[0]) \
+        == dbmod.SCHEMA_VERSION
     _fts_consistent(store.conn)
     store.conn.execute("DELETE FROM entries WHERE slug = 'a'")
     _fts_consistent(store.conn)

@@ -50,4 +50,6 @@ def database_error(exc: BaseException) -> DatabaseError | None:
     text = str(exc)
     if "locked" in text or "busy" in text:
         return DatabaseError("database is locked by another process; try again", retryable=True)
+    if "readonly" in text:
+        return DatabaseError("the database is read-only (file or mount); this command needs to write to it")
     return DatabaseError(f"database error: {text}")

@@ -71,8 +71,11 @@ class Model:
         path = os.path.join(self.rundir, FAILED)
         try:
             if self.error:
-                with open(path, "w", encoding="utf-8") as fh:
-                    fh.write(f"{self.name}\n{self.error}\n")
+                from pathlib import Path
+
+                from ..files import replace_atomically
+
+                replace_atomically(Path(path), f"{self.name}\n{self.error}\n", 0o600)
             elif os.path.exists(path):
                 os.unlink(path)
         except OSError:

@@ -155,12 +155,11 @@ def lock_held(rundir: str) -> bool:
 
 
 def write_pidfile(rundir: str, model: str) -> None:
-    path = os.path.join(rundir, PIDFILE)
-    tmp = f"{path}.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(f"{os.getpid()}\n{__version__}\n{model}\n")
-    os.replace(tmp, path)
+    from pathlib import Path
+
+    from ..files import replace_atomically
+
+    replace_atomically(Path(rundir) / PIDFILE, f"{os.getpid()}\n{__version__}\n{model}\n", 0o600)
 
 
 def read_pidfile(rundir: str) -> dict | None:

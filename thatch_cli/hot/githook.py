@@ -161,7 +161,7 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
                     _say(f"thatch: {_plural(count, 'memory is', 'memories are')} scoped to {where}"
                          f" — run 'thatch rescope --from {shell_word(branch)} --to {to}'")
                 continue
-            count = hooks.record_deletion(conn, store, branch, now or format_ts(system_clock()))
+            count = hooks.record_deletion(conn, store, branch, now or format_ts(system_clock()), git_pid)
             if count:
                 _say(f"thatch: {_plural(count, 'memory was', 'memories were')} scoped to deleted branch"
                      f" {one_line(branch)} — run 'thatch hygiene'")

@@ -171,7 +171,31 @@ def _semantic(ctx: Context, outcome: RecallOutcome, depth: int, include_archived
     return answer.hits, answer.floor
 
 
+# How long a recall queues behind another writer to stamp its telemetry
+# before giving up on the stamps (never on the results).
+STAMP_WAIT_S = 0.5
+
+
 def recall(ctx: Context, query: str, **options) -> RecallOutcome:
+    """search(), then count the results as recalled. Results never depend on
+    the stamps: when they cannot be written (another writer holds the lock,
+    a read-only file or mount) they are skipped and a notice says so."""
+    import sqlite3
+
+    from ..errors import DatabaseError
+
     outcome = search(ctx, query, **options)
-    ctx.db().stamp_recalled([r.memory.key for r in outcome.results], ctx.now())
+    db = ctx.db()
+    try:
+        db.stamp_recalled([r.memory.key for r in outcome.results], ctx.now(), wait=STAMP_WAIT_S)
+    except DatabaseError:
+        outcome.notices.append("recall counts not updated: the database is read-only")
+    except sqlite3.OperationalError as exc:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            outcome.notices.append("recall counts not updated: the database is locked by another process")
+        elif "readonly" in text or "read-only" in text:
+            outcome.notices.append("recall counts not updated: the database is read-only")
+        else:
+            raise
     return outcome

@@ -77,7 +77,8 @@ def remember(
         branch = ctx.current_branch()
         if branch is None:
             raise InvalidInput("--this-branch needs a checked-out branch (not a detached HEAD or a non-repository)")
-    if branch is not None:
+        branch = validate.branch(branch, "--this-branch, read from HEAD")
+    elif branch is not None:
         branch = validate.branch(branch)
     store_name = target(ctx, store)
     text = passage_text(label, body)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import validate
 from ..context import Context
-from ..errors import NotFound
+from ..errors import InvalidInput, NotFound
 from ..location.scope import GLOBAL, default_scope
 from ..records import Memory
 from ..slugs import slugify
@@ -12,7 +12,20 @@ from ..slugs import slugify
 
 def target(ctx: Context, store: str | None) -> str:
     """--store when given, else the detected store."""
-    return validate.store(store) if store is not None else ctx.default_store()
+    return validate.store(store) if store is not None else detected(ctx)
+
+
+def detected(ctx: Context) -> str:
+    """The detected store (THATCH_STORE, origin's owner/repo, the directory's
+    name), refused when it cannot be a store name: a remote URL or directory
+    name with a control character must never become a store."""
+    place = ctx.place()
+    try:
+        return validate.store(place.store)
+    except InvalidInput as exc:
+        source = "THATCH_STORE" if place.overridden else "the origin remote's URL or the directory name"
+        raise InvalidInput(f"the store detected from {source} is not usable ({exc.message});"
+                           " pass --store NAME") from None
 
 
 def search_scope(ctx: Context, store: str | None, all_stores: bool) -> list[str]:
@@ -40,4 +53,4 @@ def lookup(ctx: Context, label: str, store: str | None) -> Memory:
     raise NotFound(f"no memory labelled {label!r} in {where}", label=label, stores=candidates)
 
 
-__all__ = ["GLOBAL", "lookup", "search_scope", "target"]
+__all__ = ["GLOBAL", "detected", "lookup", "search_scope", "target"]

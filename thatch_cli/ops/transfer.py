@@ -17,16 +17,16 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import os
 import sqlite3
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any, Callable, Iterable
 
 from .. import validate
 from ..context import Context
 from ..errors import DatabaseError, InvalidInput, ModelUnavailable
 from ..storage import transfer as table
-from .scope import target
+from .scope import detected, target
 
 BATCH = 256
 MAX_REPORTED = 1000  # errors/conflicts listed in full; counts are always exact
@@ -67,19 +67,15 @@ def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vect
 
 
 def export_to_file(ctx: Context, path: str, stores: list[str] | None, *, with_vectors: bool) -> ExportOutcome:
-    """Write the export next to `path` (0600: memories may be private) and
-    move it into place only once complete."""
-    tmp = f"{path}.tmp-{os.getpid()}"
+    """Write the export beside `path` (0600: memories may be private) and
+    move it into place only once complete (files.atomic_writer: a symlink
+    planted in a shared directory is never followed)."""
+    from ..files import atomic_writer
+
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        with atomic_writer(Path(path), 0o600) as fh:
             outcome = export(ctx, fh, stores, with_vectors=with_vectors)
-        os.replace(tmp, path)
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from None
     outcome.output = path
     return outcome
@@ -244,7 +240,7 @@ class _Importer:
 
     def default_store(self) -> str:
         if self._default_store is None:
-            self._default_store = self.ctx.default_store()
+            self._default_store = detected(self.ctx)
         return self._default_store
 
     # -- vectors ---------------------------------------------------------------

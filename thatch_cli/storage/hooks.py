@@ -6,6 +6,7 @@ upgrade or wait long on a database.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
 if TYPE_CHECKING:
@@ -21,14 +22,26 @@ def _marks(values: Sequence) -> str:
     return ",".join("?" * len(values))
 
 
-def open_readonly(path: Path, timeout: float = 0.5) -> sqlite3.Connection | None:
+def open_readonly(path: Path, timeout: float = 0.5, check_same_thread: bool = True) -> sqlite3.Connection | None:
     """The database opened read-only, or None when there is none or it cannot
     be opened: a hook never creates or upgrades it, and waits on a writer
-    for at most `timeout` seconds."""
+    for at most `timeout` seconds. On a read-only mount SQLite cannot create
+    the shared-memory file a write-ahead-log database needs; with no log to
+    merge the file is then read as immutable (nobody can be writing it)."""
     try:
         if not path.is_file():
             return None
-        return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=timeout)
+        uri = path.absolute().as_uri()
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout, check_same_thread=check_same_thread)
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+            wal = path.with_name(path.name + "-wal")
+            if wal.exists() and wal.stat().st_size or os.access(path.parent, os.W_OK):
+                return None  # a log to merge, or a writer's lock: not ours to bypass
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=timeout, check_same_thread=check_same_thread)
     except (OSError, ValueError, sqlite3.Error):
         return None
 
@@ -100,31 +113,41 @@ def branch_deletions(conn: sqlite3.Connection, store: str) -> dict[str, str]:
     return {branch: at for branch, at in rows if branch and at}
 
 
-def record_deletion(conn: sqlite3.Connection, store: str, branch: str, now: str) -> int | None:
+def record_deletion(conn: sqlite3.Connection, store: str, branch: str, now: str, git_pid: int | None = None) -> int | None:
     """Record that `branch` of `store` was deleted, with how many live
     memories were scoped to it. Returns that count, or None when this
-    deletion was already recorded moments ago or the database has no
-    place for it yet (a file thatch has not upgraded: hooks never migrate)."""
+    deletion was already recorded (the same git process, or without its pid
+    moments ago) or the database has no place for it yet (a file thatch has
+    not upgraded: hooks never migrate). A branch recreated and deleted
+    again by another git command is a new deletion, however soon."""
     from ..clock import parse_ts
 
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'thatch_cli_deleted_branches'").fetchone() is None:
         return None
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(thatch_cli_deleted_branches)")}
+    with_pid = "git_pid" in columns
     conn.execute("BEGIN IMMEDIATE")
     try:
         row = conn.execute(
-            "SELECT deleted_at FROM thatch_cli_deleted_branches WHERE store = ? AND branch = ?", (store, branch)
+            f"SELECT deleted_at, {'git_pid' if with_pid else 'NULL'} FROM thatch_cli_deleted_branches"
+            " WHERE store = ? AND branch = ?", (store, branch)
         ).fetchone()
         if row is not None:
             then, moment = parse_ts(row[0]), parse_ts(now)
-            if then and moment and 0 <= (moment - then).total_seconds() < DUPLICATE_WINDOW_S:
+            recent = then and moment and 0 <= (moment - then).total_seconds() < DUPLICATE_WINDOW_S
+            same_command = git_pid is None or row[1] is None or row[1] == git_pid
+            if recent and same_command:
                 conn.execute("COMMIT")
                 return None
         count = live_count(conn, store, branch)
-        conn.execute(
-            "INSERT OR REPLACE INTO thatch_cli_deleted_branches (store, branch, deleted_at, memories)"
-            " VALUES (?, ?, ?, ?)",
-            (store, branch, now, count),
-        )
+        if with_pid:
+            conn.execute(
+                "INSERT OR REPLACE INTO thatch_cli_deleted_branches (store, branch, deleted_at, memories, git_pid)"
+                " VALUES (?, ?, ?, ?, ?)", (store, branch, now, count, git_pid))
+        else:
+            conn.execute(
+                "INSERT OR REPLACE INTO thatch_cli_deleted_branches (store, branch, deleted_at, memories)"
+                " VALUES (?, ?, ?, ?)", (store, branch, now, count))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -13,9 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ..errors import Conflict, NotFound
+from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import schema
+from . import history, schema
 
 COLUMNS = (
     "store, slug, label, content, branch, confidence, archived, created_at, updated_at,"
@@ -48,14 +48,23 @@ def marks(values: Sequence) -> str:
 
 
 class MemoryDB:
-    def __init__(self, conn: sqlite3.Connection, path: Path | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None, *, read_only: bool = False,
+                 history_keep: int | None = None) -> None:
         self.conn = conn
         self.path = path
+        # Opened read-only (a read-only file or mount): reads work, writes fail clearly.
+        self.read_only = read_only
+        # Versions of each memory to keep (None: leave the stored setting),
+        # recorded by the first write transaction that sees it differ.
+        self.history_keep = history_keep
 
     @classmethod
-    def open(cls, path: Path) -> "MemoryDB":
-        """Open (creating or upgrading) the database at `path`."""
-        return cls(schema.connect(path), path)
+    def open(cls, path: Path, *, create_parent: bool = True, history_keep: int | None = None) -> "MemoryDB":
+        """Open (creating or upgrading) the database at `path`; its directory
+        is created only with `create_parent`. A file this process cannot write
+        opens read-only."""
+        conn, read_only = schema.open_database(path, create_parent=create_parent)
+        return cls(conn, path, read_only=read_only, history_keep=history_keep)
 
     @classmethod
     def open_existing(cls, path: Path) -> "MemoryDB":
@@ -69,8 +78,15 @@ class MemoryDB:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction taken up front, so concurrent writers queue
         instead of failing half-way with SQLITE_BUSY on upgrade."""
+        if self.read_only:
+            raise DatabaseError(f"the database {self.path} is read-only (file or mount); this command needs to"
+                                " write to it")
         self.conn.execute("BEGIN IMMEDIATE")
         try:
+            if self.history_keep is not None:
+                if history.keep_setting(self.conn) != self.history_keep:
+                    history.set_keep(self.conn, self.history_keep)
+                self.history_keep = None
             yield self.conn
         except BaseException:
             self.conn.execute("ROLLBACK")
@@ -191,21 +207,40 @@ class MemoryDB:
     def write_row(self, values: Mapping[str, Any], *, replace: bool) -> bool:
         """Write one row of `entries` (column name -> value) inside the
         caller's transaction. With `replace`, a row with the same store and
-        slug is deleted first and its dedup verdicts with it: `save` and
-        `import --overwrite` replace a memory the same way. Returns whether
-        a row was replaced."""
+        slug is updated in place (the history keeps what it held) and its
+        dedup verdicts are cleared: `save` and `import --overwrite` replace a
+        memory the same way. Returns whether a row was replaced."""
         key = (values["store"], values["slug"])
-        replaced = False
-        if replace:
-            replaced = self.conn.execute("DELETE FROM entries WHERE store = ? AND slug = ?", key).rowcount > 0
-            if replaced:
-                self.clear_verdicts(*key)
         names = list(values)
-        self.conn.execute(
-            f"INSERT INTO entries ({', '.join(chr(34) + n + chr(34) for n in names)}) VALUES ({marks(names)})",
-            [values[n] for n in names],
-        )
-        return replaced
+        quoted = [chr(34) + n + chr(34) for n in names]
+        if replace:
+            assignments = ", ".join(f"{q} = ?" for q in quoted)
+            updated = self.conn.execute(f"UPDATE entries SET {assignments} WHERE store = ? AND slug = ?",
+                                        [values[n] for n in names] + list(key)).rowcount
+            if updated:
+                self.clear_verdicts(*key)
+                return True
+        self.conn.execute(f"INSERT INTO entries ({', '.join(quoted)}) VALUES ({marks(names)})",
+                          [values[n] for n in names])
+        return False
+
+    def rewrite(self, key: tuple[str, str] | None, values: Mapping[str, Any]) -> None:
+        """Make `values` the memory now at `key` (None: a memory that no longer
+        exists) inside the caller's transaction; its store and slug may differ
+        from `key` (an earlier version from before a rename), but must not be
+        another memory's. Dedup verdicts of the written memory are cleared."""
+        target = (values["store"], values["slug"])
+        if target != key and self.exists(*target):
+            raise Conflict(f"another memory already holds the slug {target[1]!r} in {target[0]}",
+                           store=target[0], slug=target[1])
+        if key is None:
+            self.write_row(values, replace=False)
+        else:
+            names = list(values)
+            assignments = ", ".join(f"{chr(34) + n + chr(34)} = ?" for n in names)
+            self.conn.execute(f"UPDATE entries SET {assignments} WHERE store = ? AND slug = ?",
+                              [values[n] for n in names] + list(key))
+        self.clear_verdicts(*target)
 
     def exists(self, store: str, slug: str) -> bool:
         return self.conn.execute("SELECT 1 FROM entries WHERE store = ? AND slug = ?", (store, slug)).fetchone() is not None
@@ -239,14 +274,24 @@ class MemoryDB:
             self.clear_verdicts(store, slug)
         return existing
 
-    def stamp_recalled(self, keys: Sequence[tuple[str, str]], now: str) -> None:
+    def stamp_recalled(self, keys: Sequence[tuple[str, str]], now: str, *, wait: float | None = None) -> None:
+        """Count a recall of `keys`. `wait` caps how long to queue behind
+        another writer (seconds); raises sqlite3.OperationalError when the
+        lock is not had by then, DatabaseError on a read-only database."""
         if not keys:
             return
-        with self.transaction() as conn:
-            conn.executemany(
-                "UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = ? WHERE store = ? AND slug = ?",
-                [(now, store, slug) for store, slug in keys],
-            )
+        before = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        if wait is not None:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+        try:
+            with self.transaction() as conn:
+                conn.executemany(
+                    "UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = ?"
+                    " WHERE store = ? AND slug = ?",
+                    [(now, store, slug) for store, slug in keys],
+                )
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(before)}")
 
     def clear_verdicts(self, store: str, slug: str) -> None:
         """Forget every dedup verdict naming `slug`: its content changed or it is gone."""

@@ -13,8 +13,9 @@ import sqlite3
 from pathlib import Path
 
 from ..errors import DatabaseError
+from . import backup, history
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _BASE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS stores (
@@ -61,6 +62,38 @@ _ENTRY_COLUMNS = {
     "recall_count": "INTEGER NOT NULL DEFAULT 0",
     "last_recalled_at": "TEXT",
 }
+
+# The keyword index follows every write to entries, whoever makes it. An
+# insert first drops any index row still mapped to its key: `INSERT OR
+# REPLACE` deletes the row it replaces without firing delete triggers
+# (recursive_triggers is off by default), which used to leave the old text
+# findable. An update likewise drops what is mapped to the new key, for
+# `UPDATE OR REPLACE` onto another memory's key.
+_FTS_TRIGGERS = """
+CREATE TRIGGER entries_fts_ai AFTER INSERT ON entries BEGIN
+    DELETE FROM entries_fts WHERE rowid IN
+        (SELECT fts_rowid FROM thatch_cli_fts_rows WHERE store = new.store AND slug = new.slug);
+    INSERT INTO entries_fts (slug, store, label, content)
+    VALUES (new.slug, new.store, new.label, new.content);
+    INSERT OR REPLACE INTO thatch_cli_fts_rows (store, slug, fts_rowid)
+    VALUES (new.store, new.slug, last_insert_rowid());
+END;
+CREATE TRIGGER entries_fts_ad AFTER DELETE ON entries BEGIN
+    DELETE FROM entries_fts WHERE rowid IN
+        (SELECT fts_rowid FROM thatch_cli_fts_rows WHERE store = old.store AND slug = old.slug);
+    DELETE FROM thatch_cli_fts_rows WHERE store = old.store AND slug = old.slug;
+END;
+CREATE TRIGGER entries_fts_au AFTER UPDATE OF slug, store, label, content ON entries BEGIN
+    DELETE FROM entries_fts WHERE rowid IN (SELECT fts_rowid FROM thatch_cli_fts_rows
+        WHERE (store = old.store AND slug = old.slug) OR (store = new.store AND slug = new.slug));
+    DELETE FROM thatch_cli_fts_rows
+        WHERE (store = old.store AND slug = old.slug) OR (store = new.store AND slug = new.slug);
+    INSERT INTO entries_fts (slug, store, label, content)
+    VALUES (new.slug, new.store, new.label, new.content);
+    INSERT OR REPLACE INTO thatch_cli_fts_rows (store, slug, fts_rowid)
+    VALUES (new.store, new.slug, last_insert_rowid());
+END;
+"""
 
 # A contentful FTS table keyed by (slug, store), not an external-content one:
 # entries has no INTEGER PRIMARY KEY, so its rowids may change on VACUUM.
@@ -159,14 +192,34 @@ CREATE TRIGGER entries_fts_au AFTER UPDATE OF slug, store, label, content ON ent
     VALUES (new.store, new.slug, last_insert_rowid());
 END;
 """,
+    # History (storage/history.py), an exact keyword index whatever SQL
+    # another program runs, and which git process recorded a branch deletion.
+    4: history.MIGRATION + """
+DROP TRIGGER IF EXISTS entries_fts_ai;
+DROP TRIGGER IF EXISTS entries_fts_ad;
+DROP TRIGGER IF EXISTS entries_fts_au;
+""" + _FTS_TRIGGERS + """
+DELETE FROM entries_fts;
+DELETE FROM thatch_cli_fts_rows;
+INSERT INTO entries_fts (slug, store, label, content) SELECT slug, store, label, content FROM entries;
+INSERT INTO thatch_cli_fts_rows (store, slug, fts_rowid) SELECT store, slug, rowid FROM entries_fts;
+ALTER TABLE thatch_cli_deleted_branches ADD COLUMN git_pid INTEGER;
+INSERT OR REPLACE INTO thatch_cli_meta (key, value)
+    SELECT 'model_paths', 'pending' WHERE EXISTS (SELECT 1 FROM entries WHERE model LIKE '/%');
+""",
 }
 
 
-def _create_private_file(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if not path.exists():
-        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-        os.close(fd)
+def _create_private_file(path: Path, create_parent: bool) -> None:
+    if not path.parent.is_dir():
+        if not create_parent:
+            raise DatabaseError(f"cannot create database {path}: directory {path.parent} does not exist"
+                                " (create it, or point THATCH_DB elsewhere)")
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
+    except FileExistsError:
+        pass
 
 
 def _schema_version(conn: sqlite3.Connection) -> int:
@@ -177,7 +230,15 @@ def _schema_version(conn: sqlite3.Connection) -> int:
     return int(row[0]) if row else 0
 
 
-def _upgrade(conn: sqlite3.Connection, current: int) -> None:
+def _holds_data(conn: sqlite3.Connection) -> bool:
+    """Whether the file already holds tables (not a database we just created)."""
+    return conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
+
+
+def _upgrade(conn: sqlite3.Connection, path: Path) -> None:
+    """Bring the schema up to date in one transaction. A file that already
+    holds data (the original's, or an older thatch's) is first copied to a
+    verified backup beside it; if that fails nothing is changed."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         # Another process may have upgraded while we waited for the lock.
@@ -185,6 +246,14 @@ def _upgrade(conn: sqlite3.Connection, current: int) -> None:
         if current >= SCHEMA_VERSION:
             conn.execute("COMMIT")
             return
+        if _holds_data(conn):
+            # The backup reads through its own connection while ours holds
+            # the write lock, so it is exactly the state being migrated.
+            try:
+                backup.before_upgrade(path, SCHEMA_VERSION)
+            except backup.BackupFailed as exc:
+                raise DatabaseError(f"not upgrading {path} (schema {current} to {SCHEMA_VERSION}):"
+                                    f" {exc}; nothing was changed") from None
         for statement in _split(_BASE_SCHEMA):
             conn.execute(statement)
         have = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
@@ -193,7 +262,8 @@ def _upgrade(conn: sqlite3.Connection, current: int) -> None:
                 conn.execute(f"ALTER TABLE entries ADD COLUMN {column} {decl}")
         for version in range(current + 1, SCHEMA_VERSION + 1):
             for statement in _split(_MIGRATIONS[version]):
-                conn.execute(statement)
+                if not _adds_existing_column(conn, statement):
+                    conn.execute(statement)
         conn.execute(
             "INSERT OR REPLACE INTO thatch_cli_meta (key, value) VALUES ('schema_version', ?)",
             (str(SCHEMA_VERSION),),
@@ -202,6 +272,15 @@ def _upgrade(conn: sqlite3.Connection, current: int) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _adds_existing_column(conn: sqlite3.Connection, statement: str) -> bool:
+    """Whether `statement` is an ALTER TABLE ... ADD COLUMN for a column the
+    table already has (SQLite has no ADD COLUMN IF NOT EXISTS)."""
+    words = statement.split()
+    if words[:2] != ["ALTER", "TABLE"] or words[3:5] != ["ADD", "COLUMN"]:
+        return False
+    return words[5] in {row[1] for row in conn.execute(f"PRAGMA table_info({words[2]})")}
 
 
 def _split(script: str) -> list[str]:
@@ -222,23 +301,58 @@ def _open(path: Path, timeout: float) -> sqlite3.Connection:
     return conn
 
 
-def connect(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection:
-    """Open (creating if needed) the database and bring its schema up to date."""
+def _writable(path: Path) -> bool:
+    """Whether this process may write the file and create its journal files
+    beside it (False on a read-only file or mount)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def connect(path: Path, *, timeout: float = 10.0, create_parent: bool = True) -> sqlite3.Connection:
+    """open_database's connection."""
+    return open_database(path, timeout=timeout, create_parent=create_parent)[0]
+
+
+def open_database(path: Path, *, timeout: float = 10.0,
+                  create_parent: bool = True) -> tuple[sqlite3.Connection, bool]:
+    """Open the database, bringing its schema up to date; returns (connection,
+    read_only). A missing file is created (its directory too only with
+    `create_parent`: the default location). A file this process cannot write
+    (read-only file or mount) opens read-only, as it is: reads work, writes
+    fail with a clear error."""
     try:
-        _create_private_file(path)
+        if not path.exists():
+            _create_private_file(path, create_parent)
+        if not _writable(path):
+            return _open_read_only(path, timeout), True
         conn = _open(path, timeout)
-        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        version = _schema_version(conn)
-        _refuse_newer(path, version)
-        if version < SCHEMA_VERSION:
-            _upgrade(conn, version)
-        return conn
+        try:
+            version = _schema_version(conn)
+            _refuse_newer(path, version)
+            if version < SCHEMA_VERSION:
+                _upgrade(conn, path)
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            conn.close()
+            raise
+        return conn, False
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"cannot open database {path}: {exc}") from exc
     except OSError as exc:
         raise DatabaseError(f"cannot open database {path}: {exc.strerror or exc}") from exc
+
+
+def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
+    from .hooks import open_readonly
+
+    conn = open_readonly(path, timeout, check_same_thread=False)
+    if conn is None:
+        raise DatabaseError(f"cannot open database {path} read-only (a write-ahead log beside it"
+                            " needs a writable directory to be read)")
+    conn.isolation_level = None
+    _refuse_newer(path, _schema_version(conn))
+    return conn
 
 
 def connect_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection:
@@ -263,3 +377,13 @@ def connect_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection
 def _refuse_newer(path: Path, version: int) -> None:
     if version > SCHEMA_VERSION:
         raise DatabaseError(f"{path} was written by a newer thatch (schema {version}); upgrade thatch to use it")
+
+
+def file_version(path: Path) -> int:
+    """The thatch schema version of a database file (0: the original's or an
+    older format), read without changing it."""
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+    try:
+        return _schema_version(conn)
+    finally:
+        conn.close()

@@ -1,0 +1,110 @@
+"""`thatch backup | restore | history | restore-memory`: copies of the whole
+database, and earlier versions of one memory (ops/backup.py, ops/history.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+from ..context import Context
+from ..textsafe import one_line, shell_word
+from .declare import Argument, Json, Option, Store, command
+from .output import Output
+from .render import esc, plural, table
+
+
+@command("backup")
+def backup(
+    ctx: Context, out: Output, *,
+    path: Annotated[Optional[str], Argument(metavar="[PATH]", show_default=False,
+                                            help="File or directory to write (default: beside the database).")] = None,
+    as_json: Json = False,
+) -> None:
+    """Copy the database to a verified backup file, while it stays in use (never overwrites a file)."""
+    from ..ops.backup import backup as copy
+
+    outcome = copy(ctx, path)
+    if out.json_mode:
+        out.json(outcome.to_json())
+        return
+    memories = outcome.counts.get("entries") or 0
+    out.line(f"Backed up {plural(memories, 'memory', 'memories')} to {outcome.path}"
+             " (verified: integrity check and row counts)")
+
+
+@command("restore")
+def restore(
+    ctx: Context, out: Output, *,
+    path: Annotated[str, Argument(metavar="PATH", help="A backup file (from thatch backup).")],
+    as_json: Json = False,
+) -> None:
+    """Replace the database with a verified backup; the current file is backed up first."""
+    from ..ops.backup import restore as put_back
+
+    outcome = put_back(ctx, path)
+    if out.json_mode:
+        out.json(outcome.to_json())
+        return
+    memories = outcome.counts.get("entries") or 0
+    out.line(f"Restored {plural(memories, 'memory', 'memories')} from {outcome.source} into {outcome.database}")
+    if outcome.previous:
+        how = "verified backup" if outcome.previous_verified else "byte-for-byte copy (it could not be read)"
+        out.line(f"The database it replaced is kept as {outcome.previous} ({how});"
+                 f" undo with: thatch restore {shell_word(str(outcome.previous))}")
+
+
+@command("history")
+def history(
+    ctx: Context, out: Output, *,
+    label: Annotated[str, Argument(help="Label (or slug) of the memory, current or forgotten.")],
+    store: Store = None,
+    as_json: Json = False,
+) -> None:
+    """List the earlier versions of a memory kept by overwrites, edits, renames, archiving and forgetting."""
+    from ..ops.history import history as versions_of
+
+    found = versions_of(ctx, label, store)
+    if out.json_mode:
+        out.json(found.to_json())
+        return
+    state = "forgotten" if found.current is None else f"current version updated {found.current.updated_at}"
+    out.line(f"{found.label} ({found.store}, slug {found.slug}): {state}")
+    if not found.versions:
+        out.line("No earlier versions kept.")
+        return
+    rows = [(str(v.number), v.recorded_at, ", ".join(v.changes), one_line(v.memory.label),
+             one_line(v.memory.body)[:60]) for v in reversed(found.versions)]
+    if out.rich:
+        table(out, ("version", "replaced at", "then", "label", "text"), [tuple(esc(c) for c in r) for r in rows])
+    else:
+        out.lines(["\t".join(r) for r in rows])
+    hint = f"thatch restore-memory {shell_word(found.label)}" + (f" --store {shell_word(found.store)}"
+                                                               if store else "")
+    out.notice(f"bring one back with: {hint} --version N")
+
+
+@command("restore-memory")
+def restore_memory(
+    ctx: Context, out: Output, *,
+    label: Annotated[str, Argument(help="Label (or slug) of the memory, current or forgotten.")],
+    version: Annotated[Optional[int], Option("--version", metavar="N",
+                                             help="Version to bring back (see thatch history; default: the newest).")
+                       ] = None,
+    store: Store = None,
+    as_json: Json = False,
+) -> None:
+    """Bring back a forgotten memory or an earlier version of one (undoes the last change by default)."""
+    from ..ops.history import restore_memory as bring_back
+
+    outcome = bring_back(ctx, label, store, version)
+    if out.json_mode:
+        out.json(outcome.to_json())
+        return
+    m = outcome.memory
+    if outcome.status == "unchanged":
+        out.line(f"{m.label!r} in {m.store} already is version {outcome.version}; nothing changed")
+        return
+    if outcome.previous is None:
+        out.line(f"Brought back forgotten {m.label!r} in {m.store} (version {outcome.version})")
+    else:
+        out.line(f"Restored {m.label!r} in {m.store} to version {outcome.version};"
+                 " the version it replaced is kept in its history")

@@ -1,0 +1,141 @@
+"""`thatch backup` and `thatch restore`: verified copies of the whole
+database, taken online, and putting one back (storage/backup.py does the
+copying and checking)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ..context import Context
+from ..errors import Conflict, DatabaseError, InvalidInput, NotFound
+from ..storage import backup as copies
+from ..storage import schema
+
+
+def _stamp(ctx: Context) -> str:
+    return copies.stamp(ctx.clock().timestamp())
+
+
+def _existing_db(ctx: Context) -> Path:
+    path = ctx.db_path
+    if not path.is_file():
+        raise NotFound(f"there is no database at {path} yet")
+    return path
+
+
+class BackupOutcome:
+    __slots__ = ("database", "path", "counts")
+
+    def __init__(self, database: Path, path: Path, counts: dict[str, int | None]) -> None:
+        self.database, self.path, self.counts = database, path, counts
+
+    def to_json(self) -> dict[str, Any]:
+        return {"backup": str(self.path), "database": str(self.database), "bytes": self.path.stat().st_size,
+                "memories": self.counts.get("entries"), "tables": self.counts, "verified": True}
+
+
+def _target(ctx: Context, db: Path, path: str | None) -> Path:
+    if path is None:
+        return copies.sibling(db, "", _stamp(ctx))
+    chosen = Path(path).expanduser()
+    if chosen.is_dir():
+        return copies.sibling(chosen / db.name, "", _stamp(ctx))
+    if chosen.exists() or chosen.is_symlink():
+        raise Conflict(f"{chosen} already exists; a backup never overwrites a file (choose a new name)",
+                       path=str(chosen))
+    if not chosen.parent.is_dir():
+        raise InvalidInput(f"cannot write {chosen}: directory {chosen.parent} does not exist")
+    return chosen
+
+
+def backup(ctx: Context, path: str | None = None) -> BackupOutcome:
+    """Copy the database to `path` (default: beside it, named with the
+    time) with VACUUM INTO while other processes keep using it, and verify
+    the copy (integrity check, row counts). Nothing is migrated."""
+    db = _existing_db(ctx)
+    target = _target(ctx, db, path)
+    try:
+        counts = copies.copy_verified(db, target)
+    except copies.BackupFailed as exc:
+        raise DatabaseError(f"backup failed: {exc}") from None
+    return BackupOutcome(db, target, counts)
+
+
+class RestoreOutcome:
+    __slots__ = ("database", "source", "previous", "previous_verified", "counts")
+
+    def __init__(self, database: Path, source: Path, previous: Path | None, previous_verified: bool,
+                 counts: dict[str, int | None]) -> None:
+        self.database, self.source, self.previous = database, source, previous
+        self.previous_verified, self.counts = previous_verified, counts
+
+    def to_json(self) -> dict[str, Any]:
+        return {"database": str(self.database), "restored_from": str(self.source),
+                "previous_backup": str(self.previous) if self.previous else None,
+                "previous_verified": self.previous_verified, "memories": self.counts.get("entries"),
+                "tables": self.counts}
+
+
+def _check_backup(path: Path) -> dict[str, int | None]:
+    if not path.is_file():
+        raise NotFound(f"no backup file at {path}")
+    try:
+        counts = copies.verify(path)
+        version = schema.file_version(path)
+    except (copies.BackupFailed, sqlite3.Error) as exc:
+        raise DatabaseError(f"not restoring from {path}: {exc}") from None
+    if "entries" not in counts:
+        raise DatabaseError(f"not restoring from {path}: it is not a thatch database (no entries table)")
+    if version > schema.SCHEMA_VERSION:
+        raise DatabaseError(f"not restoring from {path}: it was written by a newer thatch (schema {version})")
+    return counts
+
+
+def restore(ctx: Context, path: str) -> RestoreOutcome:
+    """Replace the database's content with a verified backup. The current
+    file is backed up first (verified when it can be read at all, else copied
+    byte for byte), so a restore can be undone by restoring that."""
+    source = Path(path).expanduser()
+    counts = _check_backup(source)
+    db = ctx.db_path
+    if db.exists() and db.resolve() == source.resolve():
+        raise InvalidInput(f"{source} is the database itself")
+    previous, verified, versions, readable = None, False, {}, True
+    if db.exists():
+        previous = copies.sibling(db, "before-restore", _stamp(ctx))
+        try:
+            copies.copy_verified(db, previous)
+            verified = True
+            versions = _store_versions(db)
+        except copies.BackupFailed:
+            readable = False
+            try:
+                copies.raw_copy(db, previous)
+            except OSError as exc:
+                raise DatabaseError(f"not restoring: cannot keep a copy of {db} ({exc.strerror or exc})") from None
+    elif not db.parent.is_dir():
+        raise DatabaseError(f"cannot restore to {db}: directory {db.parent} does not exist")
+    try:
+        if readable and db.exists():
+            copies.restore_into(source, db, counts, previous_versions=versions)
+        else:
+            copies.replace_file(source, db)
+            copies.verify(db, counts)
+    except (copies.BackupFailed, sqlite3.Error, OSError) as exc:
+        kept = f"; the previous database was kept as {previous}" if previous else ""
+        raise DatabaseError(f"restore failed: {exc}{kept}") from None
+    return RestoreOutcome(db, source, previous, verified, counts)
+
+
+def _store_versions(db: Path) -> dict[str, int]:
+    from ..storage.hooks import open_readonly
+
+    conn = open_readonly(db, 5.0)
+    if conn is None:
+        return {}
+    try:
+        return copies.store_versions(conn)
+    finally:
+        conn.close()

@@ -1,0 +1,236 @@
+"""Verified copies of the database, and putting one back.
+
+A backup is `VACUUM INTO` a fresh private file (0600, created with O_EXCL
+and O_NOFOLLOW, so nothing planted at its name is followed or reused),
+taken online: other processes keep reading and writing meanwhile. It counts
+as made only once verified: `PRAGMA integrity_check` answers ok and every
+table holds as many rows as the database did at that moment (counted
+before and after the copy; a write in between means another try). A backup
+that fails verification is deleted, never left looking usable.
+
+Restoring copies a verified backup into the live file through SQLite's
+backup API, so processes that have the database open (the daemon, a
+concurrent command) see the old content or the new, never a mix, and a
+write-ahead log beside the file stays consistent. The file it replaces is
+backed up first.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+ATTEMPTS = 3
+
+
+class BackupFailed(Exception):
+    """The copy could not be made or did not verify; nothing usable was left behind."""
+
+
+def stamp(moment: float | None = None) -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(moment if moment is not None else time.time()))
+
+
+def sibling(db_path: Path, tag: str, when: str) -> Path:
+    """A name beside `db_path` for a backup: `thatch.db.<tag>.<stamp>.bak`
+    (or without a tag), numbered when taken."""
+    base = f"{db_path.name}.{tag + '.' if tag else ''}{when}"
+    candidate = db_path.with_name(base + ".bak")
+    number = 1
+    while candidate.exists() or candidate.is_symlink():
+        candidate = db_path.with_name(f"{base}-{number}.bak")
+        number += 1
+    return candidate
+
+
+def table_counts(conn: sqlite3.Connection) -> dict[str, int | None]:
+    """Rows per table (None for a virtual table whose module is not loaded)."""
+    names = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    counts: dict[str, int | None] = {}
+    for name in names:
+        quoted = '"' + name.replace('"', '""') + '"'
+        try:
+            counts[name] = conn.execute(f"SELECT count(*) FROM {quoted}").fetchone()[0]
+        except sqlite3.OperationalError:
+            counts[name] = None
+    return counts
+
+
+def _counts_now(conn: sqlite3.Connection) -> dict[str, int | None]:
+    conn.execute("BEGIN")
+    try:
+        return table_counts(conn)
+    finally:
+        conn.execute("COMMIT")
+
+
+def _create_empty(path: Path) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    os.close(fd)
+
+
+def _sync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _source(path: Path, timeout: float) -> sqlite3.Connection:
+    from .hooks import open_readonly
+
+    conn = open_readonly(path, timeout)
+    if conn is None:
+        raise BackupFailed(f"cannot open {path}")
+    conn.isolation_level = None
+    return conn
+
+
+def verify(path: Path, expected: dict[str, int | None] | None = None) -> dict[str, int | None]:
+    """Check a database file: integrity_check ok and, when given, these row
+    counts. Returns its counts; raises BackupFailed."""
+    try:
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        try:
+            result = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+            if result != ["ok"]:
+                raise BackupFailed(f"{path} failed its integrity check: {'; '.join(map(str, result[:3]))}")
+            counts = table_counts(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise BackupFailed(f"{path} is not a readable database: {exc}") from None
+    if expected is not None and counts != expected:
+        differ = sorted(k for k in set(counts) | set(expected) if counts.get(k) != expected.get(k))
+        raise BackupFailed(f"{path} does not hold what was copied (row counts differ in {', '.join(differ)})")
+    return counts
+
+
+def copy_verified(source: Path, target: Path, *, timeout: float = 10.0) -> dict[str, int | None]:
+    """VACUUM INTO `target` (which must not exist) and verify it; returns
+    the row counts. Raises BackupFailed, leaving no `target` behind."""
+    try:
+        conn = _source(source, timeout)
+    except sqlite3.Error as exc:
+        raise BackupFailed(f"cannot read {source}: {exc}") from None
+    try:
+        for _ in range(ATTEMPTS):
+            try:
+                before = _counts_now(conn)
+                _create_empty(target)
+                try:
+                    conn.execute("VACUUM INTO ?", (str(target),))
+                    _sync(target)
+                    after = _counts_now(conn)
+                    if after != before:
+                        raise _Moved
+                    return verify(target, before)
+                except BaseException:
+                    target.unlink(missing_ok=True)
+                    raise
+            except _Moved:
+                continue
+            except sqlite3.Error as exc:
+                raise BackupFailed(f"cannot copy {source}: {exc}") from None
+            except OSError as exc:
+                raise BackupFailed(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise BackupFailed(f"{source} kept changing during {ATTEMPTS} copies; try again")
+    finally:
+        conn.close()
+
+
+class _Moved(Exception):
+    """The database changed while it was being copied."""
+
+
+def before_upgrade(db_path: Path, new: int) -> Path:
+    """The verified backup taken before a schema upgrade changes a file."""
+    target = sibling(db_path, f"before-schema-{new}", stamp())
+    copy_verified(db_path, target)
+    return target
+
+
+def raw_copy(source: Path, target: Path) -> None:
+    """Copy a database file and its write-ahead log byte for byte (a
+    database too damaged to back up is kept as it is)."""
+    import shutil
+
+    for src_path, dst_path in ((source, target), (Path(f"{source}-wal"), Path(f"{target}-wal"))):
+        if src_path is not source and not src_path.is_file():
+            continue
+        _create_empty(dst_path)
+        try:
+            with open(src_path, "rb") as src, open(dst_path, "r+b") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+                dst.flush()
+                os.fsync(dst.fileno())
+        except BaseException:
+            dst_path.unlink(missing_ok=True)
+            raise
+
+
+def store_versions(conn: sqlite3.Connection) -> dict[str, int]:
+    try:
+        return dict(conn.execute("SELECT store, version FROM thatch_cli_store_versions"))
+    except sqlite3.Error:
+        return {}
+
+
+def restore_into(backup: Path, db_path: Path, expected: dict[str, int | None], *,
+                 previous_versions: dict[str, int], timeout: float = 10.0) -> None:
+    """Copy the verified `backup` over the live database through the backup
+    API, check the result against `expected` (the backup's counts), and move
+    every store version past what processes may have cached."""
+    src = sqlite3.connect(f"{backup.absolute().as_uri()}?mode=ro", uri=True)
+    try:
+        dst = sqlite3.connect(db_path, timeout=timeout, isolation_level=None)
+        try:
+            src.backup(dst)
+            restored = store_versions(dst)
+            if restored:
+                dst.execute("BEGIN IMMEDIATE")
+                for store in set(restored) | set(previous_versions):
+                    version = max(restored.get(store, 0), previous_versions.get(store, 0)) + 1
+                    dst.execute("INSERT OR REPLACE INTO thatch_cli_store_versions (store, version) VALUES (?, ?)",
+                                (store, version))
+                dst.execute("COMMIT")
+            result = [r[0] for r in dst.execute("PRAGMA integrity_check")]
+            counts = table_counts(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    if result != ["ok"]:
+        raise BackupFailed(f"the restored database failed its integrity check: {result[0]}")
+    expected = {k: v for k, v in expected.items() if k != "thatch_cli_store_versions"}
+    counts = {k: v for k, v in counts.items() if k != "thatch_cli_store_versions"}
+    if counts != expected:
+        raise BackupFailed("the restored database does not hold what the backup holds")
+
+
+def replace_file(backup: Path, db_path: Path) -> None:
+    """Put a copy of `backup` in place of a database file that cannot be
+    opened at all (so nothing has it open to be confused), dropping the
+    journal files that belonged to the damaged one."""
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{db_path.name}.", suffix=".restore", dir=db_path.parent)
+    os.close(fd)
+    import shutil
+
+    try:
+        with open(backup, "rb") as src, open(tmp, "r+b") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+            dst.flush()
+            os.fsync(dst.fileno())
+        os.chmod(tmp, 0o600)
+        for suffix in ("-wal", "-shm", "-journal"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+        os.replace(tmp, db_path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,143 @@
+"""Earlier versions of memories: the additive table `thatch_cli_history`.
+
+Triggers on `entries` copy a memory's row into the history before anything
+changes it, so every writer is covered: thatch's own commands, whatever
+commands are added later, the original thatch and plain SQL. What counts
+as a change: an update of label, content, branch, confidence, archived,
+slug or store (recall stamps and re-embedding are not versions), a
+delete, and a row about to be replaced by `INSERT OR REPLACE` (that
+delete fires no trigger, so a BEFORE INSERT trigger copies it first).
+
+History rows are keyed by the memory's current (store, slug): a rename or
+move carries the memory's history along. Versions count 1, 2, ... per
+memory and are never reused. A copy identical to the newest one already
+kept is skipped (an upsert fires both the insert and the update trigger).
+Retention: the newest `history_keep` versions per memory are kept (meta key,
+set from the configuration by MemoryDB; default DEFAULT_KEEP; 0 keeps none).
+The original thatch never reads this table.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+DEFAULT_KEEP = 10
+
+# The columns of a memory a version keeps, in entries' names.
+COLUMNS = ("store", "slug", "label", "content", "embedding", "model", "branch", "confidence", "archived",
+           "created_at", "updated_at", "recall_count", "last_recalled_at")
+# What makes two versions different (telemetry and vectors do not).
+_COMPARED = ("store", "slug", "label", "content", "branch", "confidence", "archived", "updated_at")
+_NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+_TABLE = "thatch_cli_history"
+
+
+def _copy(source: str, key_store: str, key_slug: str, event: str, where: str = "") -> str:
+    """INSERT of `source`'s row (old, or e for a FROM clause in `where`) as the
+    next version of the memory keyed (key_store, key_slug), unless the newest
+    version kept is the same."""
+    keyed = f"memory_store = {key_store} AND memory_slug = {key_slug}"
+    same = " AND ".join(f"h.{c} IS {source}.{c}" for c in _COMPARED)
+    values = ", ".join(f"{source}.{c}" for c in COLUMNS)
+    condition = f"""NOT EXISTS (SELECT 1 FROM {_TABLE} h WHERE h.{keyed.replace(' AND ', ' AND h.')}
+        AND h.version = (SELECT max(version) FROM {_TABLE} WHERE {keyed}) AND {same})"""
+    return f"""INSERT INTO {_TABLE} (memory_store, memory_slug, version, event, recorded_at, {', '.join(COLUMNS)})
+    SELECT {key_store}, {key_slug}, coalesce((SELECT max(version) FROM {_TABLE} WHERE {keyed}), 0) + 1,
+        '{event}', {_NOW}, {values}
+    {where + ' AND' if where else 'WHERE'} {condition};"""
+
+
+_CHANGED = " OR ".join(f"old.{c} IS NOT new.{c}" for c in _COMPARED if c != "updated_at")
+
+# Snapshot columns carry no constraints: a history row must never make a
+# write to entries fail, whichever program makes it.
+MIGRATION = f"""
+CREATE TABLE IF NOT EXISTS {_TABLE} (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_store TEXT NOT NULL,
+    memory_slug TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    store TEXT, slug TEXT, label TEXT, content TEXT, embedding BLOB, model TEXT, branch TEXT,
+    confidence INTEGER, archived INTEGER, created_at TEXT, updated_at TEXT, recall_count INTEGER,
+    last_recalled_at TEXT
+);
+CREATE INDEX IF NOT EXISTS thatch_cli_history_memory ON {_TABLE} (memory_store, memory_slug, version);
+CREATE TRIGGER IF NOT EXISTS thatch_cli_history_bi BEFORE INSERT ON entries BEGIN
+    {_copy("e", "new.store", "new.slug", "replaced", "FROM entries e WHERE e.store = new.store AND e.slug = new.slug")}
+END;
+CREATE TRIGGER IF NOT EXISTS thatch_cli_history_au AFTER UPDATE ON entries WHEN {_CHANGED} BEGIN
+    UPDATE {_TABLE} SET memory_store = new.store, memory_slug = new.slug,
+        version = version + coalesce((SELECT max(version) FROM {_TABLE}
+                                      WHERE memory_store = new.store AND memory_slug = new.slug), 0)
+    WHERE memory_store = old.store AND memory_slug = old.slug
+        AND (old.store IS NOT new.store OR old.slug IS NOT new.slug);
+    {_copy("old", "new.store", "new.slug", "updated")}
+END;
+CREATE TRIGGER IF NOT EXISTS thatch_cli_history_ad AFTER DELETE ON entries BEGIN
+    {_copy("old", "old.store", "old.slug", "deleted")}
+END;
+CREATE TRIGGER IF NOT EXISTS thatch_cli_history_keep AFTER INSERT ON {_TABLE} BEGIN
+    DELETE FROM {_TABLE} WHERE memory_store = new.memory_store AND memory_slug = new.memory_slug
+        AND id NOT IN (SELECT id FROM {_TABLE}
+                       WHERE memory_store = new.memory_store AND memory_slug = new.memory_slug
+                       ORDER BY version DESC LIMIT coalesce(
+            (SELECT CAST(value AS INTEGER) FROM thatch_cli_meta WHERE key = 'history_keep'), {DEFAULT_KEEP}));
+END;
+"""
+
+VERSION_COLUMNS = ("version", "event", "recorded_at") + COLUMNS
+
+
+def keep_setting(conn) -> int | None:
+    row = conn.execute("SELECT value FROM thatch_cli_meta WHERE key = 'history_keep'").fetchone()
+    return int(row[0]) if row else None
+
+
+def set_keep(conn, keep: int) -> None:
+    """Record how many versions per memory to keep (inside the caller's
+    write transaction), trimming what is over it now."""
+    conn.execute("INSERT OR REPLACE INTO thatch_cli_meta (key, value) VALUES ('history_keep', ?)", (str(keep),))
+    conn.execute(f"""DELETE FROM {_TABLE} WHERE id IN (
+        SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY memory_store, memory_slug
+                                                      ORDER BY version DESC) AS newer
+                        FROM {_TABLE}) WHERE newer > ?)""", (keep,))
+
+
+def versions(conn, store: str, slug: str, *, with_vectors: bool = False) -> list[dict[str, Any]]:
+    """Every kept version of the memory keyed (store, slug), oldest first."""
+    names = [c for c in VERSION_COLUMNS if with_vectors or c != "embedding"]
+    rows = conn.execute(
+        f"SELECT {', '.join(names)} FROM {_TABLE} WHERE memory_store = ? AND memory_slug = ? ORDER BY version",
+        (store, slug))
+    return [dict(zip(names, row)) for row in rows]
+
+
+def has_history(conn, store: str, slug: str) -> bool:
+    return conn.execute(f"SELECT 1 FROM {_TABLE} WHERE memory_store = ? AND memory_slug = ? LIMIT 1",
+                        (store, slug)).fetchone() is not None
+
+
+def export_rows(conn, stores: Sequence[str] | None) -> list[dict[str, Any]]:
+    """Every kept version (of `stores`, or all), as stored, for export."""
+    names = ["memory_store", "memory_slug", *VERSION_COLUMNS]
+    where, args = "", []
+    if stores is not None:
+        where, args = f"WHERE memory_store IN ({','.join('?' * len(stores))})", list(stores)
+    rows = conn.execute(f"SELECT {', '.join(names)} FROM {_TABLE} {where} ORDER BY memory_store, memory_slug, version",
+                        args)
+    return [dict(zip(names, row)) for row in rows]
+
+
+def import_row(conn, values: dict[str, Any]) -> bool:
+    """Add one exported version (inside the caller's transaction); a version
+    the memory already has is left as it is. Returns whether it was added."""
+    names = ["memory_store", "memory_slug", *VERSION_COLUMNS]
+    exists = conn.execute(f"SELECT 1 FROM {_TABLE} WHERE memory_store = ? AND memory_slug = ? AND version = ?",
+                          (values["memory_store"], values["memory_slug"], values["version"])).fetchone()
+    if exists:
+        return False
+    conn.execute(f"INSERT INTO {_TABLE} ({', '.join(names)}) VALUES ({','.join('?' * len(names))})",
+                 [values.get(n) for n in names])
+    return True
