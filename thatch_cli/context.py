@@ -86,7 +86,29 @@ class Context:
             # directory that does not exist is a mistake to report.
             self._db = MemoryDB.open(self.db_path, create_parent=paths.db_is_default(self.env),
                                      history_keep=history_keep(self.env))
+            self._adopt_model_paths()
         return self._db
+
+    def _adopt_model_paths(self) -> None:
+        """Give rows an older thatch labelled with a model folder's path the
+        model's identity (embeddings.legacy_renames), once, so a moved or
+        recreated folder still ranks them. Best effort: a busy or read-only
+        database is left for a later command."""
+        import sqlite3
+
+        from .storage import vectors
+
+        db = self._db
+        if db is None or db.read_only:
+            return
+        try:
+            legacy = vectors.legacy_model_paths(db)
+            if legacy is not None:
+                from .embeddings import legacy_renames
+
+                vectors.rename_models(db, legacy_renames(legacy, self.env), legacy)
+        except sqlite3.OperationalError:
+            pass
 
     def embedder(self) -> "Embedder":
         if self._embedder is None:
@@ -124,12 +146,20 @@ class Context:
         return self.place().branch
 
     def read_stdin(self) -> str:
+        """Standard input as text; bytes that are not UTF-8 are a usage error."""
+        from .errors import InvalidInput
+
         stream = self.stdin or sys.stdin
         if stream is None or stream.closed:
-            from .errors import InvalidInput
-
             raise InvalidInput("no standard input to read")
-        return stream.read()
+        try:
+            text = stream.read()
+            text.encode("utf-8")
+        except UnicodeError as exc:
+            where = f" (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})" if isinstance(
+                exc, UnicodeDecodeError) else ""
+            raise InvalidInput(f"standard input is not valid UTF-8{where}") from None
+        return text
 
     def notice(self, text: str) -> None:
         """One line of side information on stderr (stdout stays parseable)."""

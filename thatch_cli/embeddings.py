@@ -1,4 +1,20 @@
-"""Embedders: text in, L2-normalised float32 vectors out.
+"""Embedders: text in, L2-normalised float32 vectors out; and what a model
+is called, and which embedding space its vectors live in.
+
+A model is identified by what it is, never by where it lies: a hub id as
+given, a local folder by its declared name plus a fingerprint of its
+weights (`all-MiniLM-L6-v2@53aa51172d14`), so a recreated virtualenv or a
+copied folder is the same model. That identity is what the `model` column
+records and what the daemon serves.
+
+An embedding space is the model family plus its pooling: the original
+thatch embeds with Xenova/bge-small-en-v1.5 and mean pooling, while
+sentence-transformers' BGE uses the CLS token, so the two tools' vectors
+of one model are not comparable. A `model` value may name its pooling
+(`...#mean`); `Xenova/...` (the original's transformers.js) means mean
+pooling; anything else is the model's own (native) pooling. Recall ranks
+each space's rows with a query vector of that space; both poolings come
+from one forward pass (query_vectors).
 
 Nothing here imports numpy or sentence-transformers at module level; the
 model loads on the first vector anyone asks for.
@@ -9,19 +25,19 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
-from urllib.parse import urlparse
 
 from .errors import ModelUnavailable
+from .model_identity import legacy_family, local_identity
 
 if TYPE_CHECKING:
     import numpy as np
 
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
-_GENERIC_DIRS = {"model", "models", "snapshots", "onnx", "main"}
+POOLINGS = ("cls", "mean")
+NATIVE = "native"
 
 
 class Embedder(Protocol):
@@ -36,17 +52,80 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> "np.ndarray": ...
 
 
+def _split_pooling(name: str) -> tuple[str, str | None]:
+    base, mark, pooling = name.rpartition("#")
+    if mark and pooling.lower() in POOLINGS:
+        return base, pooling.lower()
+    return name, None
+
+
+def _is_path(name: str) -> bool:
+    return name.startswith(("/", "~", ".", "\\")) or "\\" in name
+
+
 def model_space(name: str | None) -> str | None:
-    """The embedding space a model name denotes. Mirrors of one model share a
-    space (Xenova/bge-small-en-v1.5 == BAAI/bge-small-en-v1.5); a local folder
-    is known by its most specific directory name."""
-    if not name:
+    """The embedding space of vectors a model value names: family#pooling.
+    Mirrors of one hub model share a family (Xenova/bge-small-en-v1.5 and
+    BAAI/bge-small-en-v1.5), a local identity is its own family (name and
+    fingerprint), a path recorded by an older thatch its directory name."""
+    if not name or not name.strip():
         return None
-    parts = [p for p in re.split(r"[\\/]+", name.strip()) if p]
-    if not parts:
+    base, pooling = _split_pooling(name.strip())
+    if "@" in base and not _is_path(base):
+        family = base.lower()
+    else:
+        family = legacy_family(base)
+    if family is None:
         return None
-    meaningful = [p for p in parts if p.lower() not in _GENERIC_DIRS] or parts
-    return meaningful[-1].lower().replace("_", "-")
+    if pooling is None:
+        pooling = "mean" if base.lower().startswith("xenova/") else NATIVE
+    return f"{family}#{pooling}"
+
+
+def space_label(space: str) -> str:
+    """A space as reports show it: the family alone for a model's own pooling."""
+    return space[: -len("#" + NATIVE)] if space.endswith("#" + NATIVE) else space
+
+
+def ranked_spaces(name: str) -> set[str]:
+    """The spaces a model's query vectors cover: its own, and each pooling
+    of its family (computed from the same forward pass)."""
+    base, _ = _split_pooling(name)
+    spaces = {model_space(name)} | {model_space(f"{base}#{p}") for p in POOLINGS}
+    return {s for s in spaces if s}
+
+
+def identity_cache(env: Mapping[str, str]) -> Path:
+    from .paths import cache_dir
+
+    return cache_dir(env) / "models.json"
+
+
+def model_identity(name: str, env: Mapping[str, str]) -> str:
+    """What `name` (THATCH_MODEL's value: a hub id, a local folder, or
+    fake:DIM) identifies, without loading it."""
+    if name.startswith("fake:"):
+        return name
+    path = os.path.expanduser(name)
+    if os.path.isdir(path):
+        return local_identity(path, identity_cache(env))
+    return name.strip()
+
+
+def legacy_renames(models: Sequence[str], env: Mapping[str, str]) -> dict[str, str]:
+    """New names for `model` values an older thatch recorded as a folder
+    path: the folder's identity when it still exists, else the configured
+    model's when that is a folder of the same name (a recreated
+    virtualenv, a newer Python). Paths matching neither are left alone."""
+    configured = os.path.expanduser(model_name(env))
+    current = os.path.realpath(configured) if os.path.isdir(configured) else None
+    renames = {}
+    for old in models:
+        if os.path.isdir(old):
+            renames[old] = local_identity(old, identity_cache(env))
+        elif current is not None and legacy_family(old) == legacy_family(current):
+            renames[old] = local_identity(current, identity_cache(env))
+    return renames
 
 
 def wants_query_prefix(name: str) -> bool:
@@ -71,16 +150,16 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, model: str, *, env: Mapping[str, str] | None = None) -> None:
         path = Path(model).expanduser()
-        # Record a local folder by absolute path so the model column means the
-        # same thing whatever directory thatch was run from.
-        self._source = str(path.resolve()) if path.is_dir() else model
         self._env = env or {}
+        # Loaded from where it is, recorded as what it is (see model_identity).
+        self._source = str(path.resolve()) if path.is_dir() else model
+        self._identity = model_identity(self._source, self._env)
         self._model = None
-        self._prefix = BGE_QUERY_PREFIX if wants_query_prefix(self._source) else ""
+        self._prefix = BGE_QUERY_PREFIX if wants_query_prefix(self._identity) else ""
 
     @property
     def name(self) -> str:
-        return self._source
+        return self._identity
 
     @property
     def dim(self) -> int:
@@ -122,6 +201,9 @@ class SentenceTransformerEmbedder:
         and the hub client's ~30 s of retries, when a download cannot work."""
         if self._env.get("HF_HUB_OFFLINE") == "1" or self._env.get("THATCH_OFFLINE") == "1":
             raise ModelUnavailable(f"embedding model {self._source!r} is not cached and offline mode is on")
+        import socket
+        from urllib.parse import urlparse
+
         host = urlparse(self._env.get("HF_ENDPOINT") or "https://huggingface.co").hostname or "huggingface.co"
         try:
             socket.getaddrinfo(host, 443)
@@ -146,6 +228,39 @@ class SentenceTransformerEmbedder:
     def embed_passages(self, texts: Sequence[str]) -> "np.ndarray":
         return self._encode(list(texts))
 
+    def embed_query_spaces(self, text: str) -> dict[str, "np.ndarray"]:
+        return self._pooled(self._prefix + text)
+
+    def embed_passage_spaces(self, text: str) -> dict[str, "np.ndarray"]:
+        return self._pooled(text)
+
+    def _pooled(self, text: str) -> dict[str, "np.ndarray"]:
+        """The text's vector in each space this model ranks, from one forward
+        pass: the model's own sentence embedding, and CLS and mean pooling
+        of its token embeddings. A model whose pipeline is more than
+        transformer, pooling and normalisation gives its own space only."""
+        import numpy as np
+
+        model = self._load()
+        native = _pooling_of(model)
+        if native is None:
+            return {model_space(self.name): self._encode([text])[0]}
+        out = model.encode([text], output_value=None, convert_to_numpy=False, normalize_embeddings=False,
+                           show_progress_bar=False)[0]
+        tokens = out["token_embeddings"].float()
+        mask = out["attention_mask"].float().unsqueeze(-1)
+        pooled = {"cls": tokens[0], "mean": (tokens * mask).sum(0) / mask.sum().clamp(min=1.0),
+                  NATIVE: out["sentence_embedding"].float()}
+        if native in pooled:
+            pooled[native] = pooled[NATIVE]
+        vectors = {}
+        for pooling, vector in pooled.items():
+            array = vector.detach().cpu().numpy().astype(np.float32)
+            norm = float(np.linalg.norm(array))
+            space = model_space(self.name if pooling == NATIVE else f"{self.name}#{pooling}")
+            vectors[space] = array / norm if norm else array
+        return vectors
+
     def _encode(self, texts: list[str]) -> "np.ndarray":
         import numpy as np
 
@@ -154,6 +269,30 @@ class SentenceTransformerEmbedder:
             texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
         return np.asarray(vectors, dtype=np.float32)
+
+
+def _pooling_of(model) -> str | None:
+    """The pooling of a transformer + pooling (+ normalise) pipeline, else None."""
+    modules = [type(m).__name__ for m in model]
+    if modules not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+        return None
+    pooling = model[1]
+    mode = getattr(pooling, "pooling_mode", None)
+    if mode is None and hasattr(pooling, "get_pooling_mode_str"):
+        mode = pooling.get_pooling_mode_str()
+    return str(mode).lower() if mode else None
+
+
+def query_vectors(embedder: Embedder, text: str) -> dict[str, "np.ndarray"]:
+    """A query's vector per space the embedder ranks (one when it knows no poolings)."""
+    several = getattr(embedder, "embed_query_spaces", None)
+    return several(text) if several else {model_space(embedder.name): embedder.embed_query(text)}
+
+
+def passage_vectors(embedder: Embedder, text: str) -> dict[str, "np.ndarray"]:
+    """A passage's vector per space; its own space's is the one to store."""
+    several = getattr(embedder, "embed_passage_spaces", None)
+    return several(text) if several else {model_space(embedder.name): embedder.embed_passages([text])[0]}
 
 
 class FakeEmbedder:

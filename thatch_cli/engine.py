@@ -90,31 +90,30 @@ class LocalEngine:
         inventory: bool = False,
         meanwhile: Callable[[], None] | None = None,
     ) -> Answer:
-        """Rank `stores` against a query (embed_query) or a passage
-        (embed_passages; its vector is returned too). `meanwhile` is work
-        the caller wants done during the search (run first, in-process)."""
-        from .embeddings import model_space
+        """Rank `stores` against a query or a passage (its vector in the
+        model's own space is returned too). Each embedding space the model
+        covers (its own, other poolings of its family) ranks its rows with
+        the query's vector of that space. `meanwhile` is work the caller
+        wants done during the search (run first, in-process)."""
+        from .embeddings import model_space, passage_vectors, query_vectors
         from .ranking.dense import db_loader, semantic, to_blob
         from .storage.vectors import inventory
 
         if meanwhile is not None:
             meanwhile()
         embedder = self.ctx.embedder()
-        if query is not None:
-            vector = embedder.embed_query(query)
-        else:
-            vector = embedder.embed_passages([passage or ""])[0]
-        space, dim = model_space(embedder.name) or "", int(vector.shape[-1])
+        vectors = query_vectors(embedder, query) if query is not None else passage_vectors(embedder, passage or "")
+        own = vectors[model_space(embedder.name)]
+        dim = int(own.shape[-1])
         db = self.ctx.db()
         unranked = 0
         if inventory and stores:
             unranked = sum(count for model, length, count in inventory(db, list(stores))
-                           if length != 4 * dim or model_space(model) != space)
+                           if length != 4 * dim or model_space(model) not in vectors)
         hits, floor = semantic(
             db_loader(db),
             list(stores),
-            vector,
-            space=space,
+            vectors,
             branch=branch,
             include_archived=include_archived,
             limit=limit,
@@ -122,7 +121,7 @@ class LocalEngine:
             min_score=min_score,
             any_branch=any_branch,
         )
-        return Answer(embedder.name, dim, hits, unranked, to_blob(vector) if query is None else None, floor)
+        return Answer(embedder.name, dim, hits, unranked, to_blob(own) if query is None else None, floor)
 
     def embed_passages(self, texts: Sequence[str]) -> Embedded:
         from .ranking.dense import to_blob

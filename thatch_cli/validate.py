@@ -27,8 +27,19 @@ def control_characters(text: str) -> list[str]:
     return [ch for ch in text if ord(ch) < 32 or 127 <= ord(ch) < 160]
 
 
+def _encodable(text: str, what: str) -> str:
+    """`text`, unless it holds a lone surrogate (undecodable bytes smuggled
+    in as text: SQLite and every terminal would refuse them)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{what} is not valid UTF-8 text") from None
+    return text
+
+
 def _one_line(text: str, what: str, limit: int) -> str:
-    """`text`, unless it is blank, longer than `limit` or holds a control character."""
+    """`text`, unless it is blank, longer than `limit`, not valid text or holds a control character."""
+    _encodable(text, what)
     if not text.strip():
         raise InvalidInput(f"{what} is empty")
     if len(text) > limit:
@@ -59,7 +70,7 @@ def label(value: str | None) -> str:
 def content(value: str | None) -> str:
     if not value or not value.strip():
         raise InvalidInput("content is empty")
-    size = len(value.encode("utf-8", "surrogatepass"))
+    size = len(_encodable(value, "content").encode("utf-8"))
     if size > MAX_CONTENT_BYTES:
         raise InvalidInput(f"content is {size} bytes; the limit is {MAX_CONTENT_BYTES} bytes (64 KiB)")
     return value
@@ -80,7 +91,7 @@ def limit(value: int, maximum: int = MAX_LIMIT, option: str = "--limit") -> int:
 def query(text: str | None) -> str:
     if not text or not text.strip():
         raise InvalidInput("query is empty")
-    return text
+    return _encodable(text, "query")
 
 
 def mode(value: str) -> str:

@@ -104,7 +104,7 @@ def test_plain_output_lists_each_cluster_and_exits_zero(cli, isolated_env):
 def test_only_live_vectors_of_the_configured_model_are_compared(cli, isolated_env):
     db = open_db(isolated_env)
     put(db, "a", unit(0))
-    put(db, "mirror", unit(1), model="Xenova/fake:64")  # another name of the same space
+    put(db, "mirror", unit(1), model="mirror-org/fake:64")  # another hub name of the same space
     put(db, "archived-twin", unit(0), archived=True)
     put(db, "old-model", unit(0), model="some/other-model")
     put(db, "old-model-too", unit(0), model="some/other-model")
@@ -306,9 +306,12 @@ def test_fast_parse_matches_typer(argv, monkeypatch):
 def test_duplicates_never_loads_the_model(isolated_env, tmp_path, minilm_path, fast):
     """A real process with a loadable model configured: the stored vectors
     are compared as they are, so torch and sentence-transformers stay unloaded."""
+    from thatch_cli.embeddings import model_identity
+
     db = open_db(isolated_env)
-    put(db, "a", unit(0), model=minilm_path)
-    put(db, "b", unit(5), model=minilm_path)
+    identity = model_identity(minilm_path, isolated_env)
+    put(db, "a", unit(0), model=identity)
+    put(db, "b", unit(5), model=identity)
     env = {**os.environ, "THATCH_MODEL": minilm_path, "THATCH_STORE": STORE, "THATCH_FASTPATH": fast}
     for args in (["duplicates", "--json"], ["dedup", "mark", "a", "b", "--status", "duplicate"]):
         result, modules = run_probed(args, env=env, cwd=tmp_path, tmp_path=tmp_path)

@@ -128,7 +128,7 @@ def test_duplicates_compare_only_live_rows_of_one_space_and_width(isolated_env, 
     put(db, "other-model", unit(0), model="some/other-model")
     put(db, "other-width", unit(0, dim=16))
     put(db, "no-vector")
-    put(db, "mirror", unit(0), model="Xenova/fake:64")  # another name of the same space
+    put(db, "mirror", unit(0), model="mirror-org/fake:64")  # another hub name of the same space
     scan = dedup.near_duplicates(db, STORE)
     found = {(p.a.slug, p.b.slug): round(p.score, 3) for p in scan.pairs}
     assert found == {("a", "b"): 0.985, ("b", "c"): 0.866, ("a", "mirror"): 1.0, ("b", "mirror"): 0.985}

@@ -18,19 +18,24 @@ from thatch_cli.embeddings import FakeEmbedder
 from thatch_cli.errors import EXIT_ATTENTION
 from thatch_cli.ops.recall import recall
 from thatch_cli.ops.remember import remember
+from thatch_cli.storage.maintenance import record_verdict
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import BrokenEmbedder
 
 
-def rows(path: str | Path) -> list[tuple]:
+def rows(path: str | Path, table: str = "entries") -> list[tuple]:
     conn = sqlite3.connect(path)
     try:
-        columns = [r[1] for r in conn.execute("PRAGMA table_info(entries)")]
-        data = conn.execute(f"SELECT {', '.join(columns)} FROM entries ORDER BY store, slug").fetchall()
+        columns = [r[1] for r in conn.execute(f"PRAGMA table_info({table})") if r[1] != "id"]
+        data = conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {', '.join(columns[:3])}").fetchall()
         return [tuple(zip(columns, row)) for row in data]
     finally:
         conn.close()
+
+
+def memory_lines(text: str) -> list[dict]:
+    return [record for record in map(json.loads, text.splitlines()) if "_record" not in record]
 
 
 class CountingEmbedder(FakeEmbedder):
@@ -64,6 +69,7 @@ def source(make_ctx, isolated_env, tmp_path):
     remember(ctx, "docs in the wiki", "Wiki", store="other/repo")
     recall(ctx, "publish the package with twine upload", store="acme/widget", limit=1)
     recall(ctx, "publish the package with twine upload", store="acme/widget", limit=1)
+    record_verdict(ctx.db(), "acme/widget", "release", "old-deploy", "supplement", "2026-01-03T00:00:00.000Z")
     # The original thatch writes '' for "no branch"; keep it apart from NULL.
     ctx.db().conn.execute("UPDATE entries SET branch = '' WHERE slug = 'wiki'")
     ctx.close()
@@ -77,8 +83,11 @@ def test_export_then_import_round_trips_losslessly(cli, source, tmp_path, isolat
     summary = json.loads(result.stdout)
     assert summary["exported"] == 7 and summary["with_vectors"] and summary["output"] == str(dump)
     assert stat.S_IMODE(os.stat(dump).st_mode) == 0o600
-    lines = dump.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 7 and all(json.loads(line)["embedding"] for line in lines)
+    records = [json.loads(line) for line in dump.read_text(encoding="utf-8").splitlines()]
+    memories = memory_lines(dump.read_text(encoding="utf-8"))
+    assert len(memories) == 7 and all(m["embedding"] for m in memories)
+    # The verdict, and the versions an overwrite and an SQL update left in the history.
+    assert [r["_record"] for r in records[7:]] == ["verdict", "version", "version"]
 
     target = tmp_path / "empty.db"
     result = cli("import", str(dump), "--json", THATCH_DB=str(target))
@@ -88,6 +97,9 @@ def test_export_then_import_round_trips_losslessly(cli, source, tmp_path, isolat
             report["kept_vectors"], report["errors"]) == (7, 0, 0, 0, 7, [])
     before, after = rows(source), rows(target)
     assert after == before
+    assert (report["verdicts"], report["versions"]) == (1, 2)
+    for table in ("dedup_pairs", "thatch_cli_history"):
+        assert rows(target, table) == rows(source, table) and rows(source, table)
     columns = {name for name, _ in before[0]}
     assert {"created_at", "updated_at", "recall_count", "last_recalled_at", "archived", "branch", "confidence",
             "model", "embedding"} <= columns
@@ -102,13 +114,13 @@ def test_export_then_import_round_trips_losslessly(cli, source, tmp_path, isolat
 
 
 def test_export_to_stdout_scopes_and_vectorless_rows(cli, source):
-    detected = [json.loads(line) for line in cli("export", THATCH_STORE="acme/widget").stdout.splitlines()]
+    detected = memory_lines(cli("export", THATCH_STORE="acme/widget").stdout)
     assert {r["store"] for r in detected} == {"acme/widget"} and len(detected) == 5
     assert all("embedding" not in r for r in detected) and detected[0]["model"] == "fake:64"
     assert [r["slug"] for r in detected] == sorted(r["slug"] for r in detected)
-    only = [json.loads(line) for line in cli("export", "--store", "global").stdout.splitlines()]
+    only = memory_lines(cli("export", "--store", "global").stdout)
     assert [r["slug"] for r in only] == ["editor"]
-    assert len(cli("export", "--all").stdout.splitlines()) == 7
+    assert len(memory_lines(cli("export", "--all").stdout)) == 7
     assert cli("export", "--all", "--store", "global").exit_code == 2
     assert cli("export", "--json").exit_code == 2  # the JSON summary needs --output
 
@@ -132,9 +144,12 @@ def test_import_reembeds_rows_without_a_usable_vector(cli, source, tmp_path):
     # Re-embedding gives exactly the vectors remember stored.
     assert [dict(r)["embedding"] for r in rows(tmp_path / "a.db")] == [dict(r)["embedding"] for r in rows(source)]
 
-    report = json.loads(cli("import", str(foreign), "--json", THATCH_DB=str(tmp_path / "b.db")).stdout)
-    assert report["embedded"] == 2 and report["kept_vectors"] == 5
-    assert [dict(r)["model"] for r in rows(tmp_path / "b.db")] == ["fake:64"] * 7
+    result = cli("import", str(foreign), "--json", THATCH_DB=str(tmp_path / "b.db"))
+    report = json.loads(result.stdout)
+    # Another model's vector is replaced; a vector of this model with the wrong width is refused.
+    assert report["embedded"] == 1 and report["kept_vectors"] == 5 and result.exit_code == EXIT_ATTENTION
+    assert report["errors"] == [{"line": 2, "message": "'embedding' has 32 dimensions; fake:64 has 64"}]
+    assert [dict(r)["model"] for r in rows(tmp_path / "b.db")] == ["fake:64"] * 6
 
 
 def test_conflicts_are_skipped_and_reported_unless_overwrite(cli, source, tmp_path, isolated_env):

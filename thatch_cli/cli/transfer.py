@@ -64,10 +64,12 @@ def import_(
         stream = ctx.stdin or sys.stdin
         if stream is None or stream.closed:
             raise InvalidInput("no standard input to read")
+        # Bytes where there are any, so each line is decoded (and a bad one reported) on its own.
+        stream = getattr(stream, "buffer", stream)
     else:
         total = transfer.count_lines(source)
         try:
-            stream = open(source, encoding="utf-8", errors="replace", newline="\n")
+            stream = open(source, "rb")
         except OSError as exc:
             raise InvalidInput(f"cannot read {source}: {exc.strerror or exc}") from None
     try:
@@ -85,7 +87,9 @@ def import_(
         out.notice(notice)
     out.line(f"Imported {outcome.created} new, replaced {outcome.replaced}, skipped {outcome.skipped};"
              f" embedded {outcome.embedded}, kept {outcome.kept_vectors} vectors"
-             + (f", {outcome.without_vector} without a vector" if outcome.without_vector else ""))
+             + (f", {outcome.without_vector} without a vector" if outcome.without_vector else "")
+             + (f"; {outcome.verdicts} dedup verdicts" if outcome.verdicts else "")
+             + (f"; {outcome.versions} earlier versions" if outcome.versions else ""))
     if outcome.conflicts:
         first = outcome.conflicts[0]
         out.notice(f"{outcome.skipped} already existed (pass --overwrite to replace them), e.g. line "

@@ -1,5 +1,5 @@
-"""The daemon's store cache: each store's vector matrix, kept per (database
-file, store, model space, dim) and stamped with the store version the
+"""The daemon's store cache: each store's vector matrices (one per embedding
+space), kept per (database file, store, spaces, dim) and stamped with the store version the
 triggers maintain. A request whose store version differs reloads it inside
 one read transaction, so the matrix and the version agree; a save a client
 reports is patched in instead. The database stays the only source of truth.
@@ -21,8 +21,9 @@ MAX_CACHED = 32
 class Entry:
     __slots__ = ("version", "vectors", "unranked")
 
-    def __init__(self, version: int, vectors: Any, unranked: int) -> None:
-        self.version, self.vectors, self.unranked = version, vectors, unranked  # vectors: dense.StoreVectors
+    def __init__(self, version: int, vectors: dict[str, Any], unranked: int) -> None:
+        # vectors: space -> dense.StoreVectors
+        self.version, self.vectors, self.unranked = version, vectors, unranked
 
 
 class StoreCache:
@@ -65,13 +66,13 @@ class StoreCache:
             self._dbs[real] = (ident, db, lock)
             return real, db, lock
 
-    def entry(self, path: str, store: str, space: str, dim: int) -> Entry:
+    def entry(self, path: str, store: str, spaces: tuple[str, ...], dim: int) -> Entry:
         from ..embeddings import model_space
         from ..ranking.dense import load_store_vectors
         from ..storage.vectors import inventory
 
         real, db, lock = self._database(path)
-        key = (real, store, space, dim)
+        key = (real, store, spaces, dim)
         with lock:
             version = db.store_version(store)
             with self._guard:
@@ -81,9 +82,9 @@ class StoreCache:
                     return found
             with db.snapshot():
                 version = db.store_version(store)
-                vectors = load_store_vectors(db, store, space, dim)
+                vectors = load_store_vectors(db, store, spaces, dim)
                 unranked = sum(count for model, length, count in inventory(db, [store])
-                               if length != 4 * dim or model_space(model) != space)
+                               if length != 4 * dim or model_space(model) not in spaces)
             entry = Entry(version, vectors, unranked)
             with self._guard:
                 self._entries[key] = entry
@@ -102,7 +103,7 @@ class StoreCache:
         (other writes interleaved, an unknown state) is left for the next
         request to reload from the database. Returns how many entries were
         patched."""
-        from ..ranking.dense import comparable
+        from ..ranking.dense import comparable, finite_rows
 
         real, db, lock = self._database(path)
         branch, archived, model, blob = saved
@@ -112,10 +113,15 @@ class StoreCache:
                 found = [(k, e) for k, e in self._entries.items()
                          if k[0] == real and k[1] == store and e.version == before]
             for key, entry in found:
-                _, _, space, dim = key
-                row = (branch, archived, blob) if blob is not None and comparable(model, blob, space, dim) else None
-                vectors, was_ranked = with_row(entry.vectors, slug, row, dim)
-                unranked = entry.unranked - (1 if replaced and not was_ranked else 0) + (0 if row else 1)
+                _, _, spaces, dim = key
+                if blob is not None and len(blob) == 4 * dim and not finite_rows([blob], dim).all():
+                    blob = None  # never ranked: reloading leaves it out the same way
+                vectors, was_ranked, ranked = {}, False, False
+                for space, matrix in entry.vectors.items():
+                    row = (branch, archived, blob) if blob is not None and comparable(model, blob, space, dim) else None
+                    vectors[space], present = with_row(matrix, slug, row, dim)
+                    was_ranked, ranked = was_ranked or present, ranked or row is not None
+                unranked = entry.unranked - (1 if replaced and not was_ranked else 0) + (0 if ranked else 1)
                 with self._guard:
                     self._entries[key] = Entry(after, vectors, max(unranked, 0))
                     self.patches += 1
@@ -125,7 +131,7 @@ class StoreCache:
     def size(self) -> tuple[int, int]:
         """(cached stores, cached vectors)."""
         with self._guard:
-            return len(self._entries), sum(len(e.vectors.slugs) for e in self._entries.values())
+            return len(self._entries), sum(len(m.slugs) for e in self._entries.values() for m in e.vectors.values())
 
     def close(self) -> None:
         with self._guard:

@@ -89,7 +89,7 @@ def embed(server: Server, request: dict, payload: bytes) -> Reply:
 
 
 def search(server: Server, request: dict, payload: bytes) -> Reply:
-    from ..embeddings import model_space
+    from ..embeddings import model_space, passage_vectors, query_vectors
     from ..ranking.dense import semantic, to_blob
 
     stores = request["stores"]
@@ -97,24 +97,26 @@ def search(server: Server, request: dict, payload: bytes) -> Reply:
         raise ErrorReply("bad_request", "stores must be a list of strings")
     returned = b""
     if request["query"] is not None:
-        vector = server.model.embed_query(request["query"])
+        vectors = query_vectors(server.model, request["query"])
     elif request["passage"] is not None:
-        vector = server.model.embed_passages([request["passage"]])[0]
-        returned = to_blob(vector)
+        vectors = passage_vectors(server.model, request["passage"])
     else:
         raise ErrorReply("bad_request", "search needs a query or a passage")
-    space, dim = model_space(server.model.name) or "", int(vector.shape[-1])
+    own = vectors[model_space(server.model.name)]
+    if request["passage"] is not None:
+        returned = to_blob(own)
+    dim = int(own.shape[-1])
     entries = {}
 
-    def loader(store: str, space: str, dim: int):
-        entries[store] = server.cache.entry(request["db"], store, space, dim)
+    def loader(store: str, spaces: tuple[str, ...], dim: int):
+        entries[store] = server.cache.entry(request["db"], store, spaces, dim)
         return entries[store].vectors
 
     try:
         exclude = {(str(s), str(slug)) for s, slug in request["exclude"]}
     except (TypeError, ValueError):
         raise ErrorReply("bad_request", "exclude must be a list of [store, slug] pairs") from None
-    hits, floor = semantic(loader, stores, vector, space=space, branch=request["branch"],
+    hits, floor = semantic(loader, stores, vectors, branch=request["branch"],
                            include_archived=request["include_archived"], limit=request["limit"],
                            exclude=exclude, min_score=request["min_score"], any_branch=request["any_branch"])
     return {"model": server.model.name, "dim": dim, "unranked": sum(e.unranked for e in entries.values()),

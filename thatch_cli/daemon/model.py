@@ -101,5 +101,15 @@ class Model:
     def embed_passages(self, texts: list[str]):
         return self._run(self.get().embed_passages, texts)
 
+    def embed_query_spaces(self, text: str):
+        from ..embeddings import query_vectors
+
+        return self._run(query_vectors, self.get(), text)
+
+    def embed_passage_spaces(self, text: str):
+        from ..embeddings import passage_vectors
+
+        return self._run(passage_vectors, self.get(), text)
+
     def close(self) -> None:
         self._worker.shutdown(wait=False, cancel_futures=True)

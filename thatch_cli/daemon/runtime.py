@@ -26,9 +26,6 @@ if TYPE_CHECKING:
 
 from .. import __version__
 
-# Must equal embeddings.DEFAULT_MODEL (a test checks); duplicated so the
-# prompt hook need not import the embeddings module.
-DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 DEFAULT_IDLE_SECONDS = 600.0
 
 SOCKET = "daemon.sock"
@@ -105,16 +102,22 @@ def check_socket(path: str) -> None:
 
 
 def expected_model(env: Mapping[str, str]) -> str:
-    """The name the embedder built from `env` will report, computed without
-    loading it: a local folder is named by its resolved absolute path
-    (as SentenceTransformerEmbedder does), anything else as given."""
-    name = env.get("THATCH_MODEL") or DEFAULT_MODEL
-    if name.startswith("fake:"):
-        return name
+    """The identity of the model a command run with `env` uses, worked out
+    without loading it (embeddings.model_identity): a daemon serves
+    whoever asks for that model, wherever its folder lies."""
+    from ..embeddings import model_identity, model_name
+
+    return model_identity(model_name(env), env)
+
+
+def model_source(env: Mapping[str, str]) -> str:
+    """Where the daemon loads the model from: a local folder as an absolute
+    path (the daemon runs in /), anything else as configured."""
+    from ..embeddings import model_name
+
+    name = model_name(env)
     path = os.path.expanduser(name)
-    if os.path.isdir(path):
-        return os.path.realpath(path)
-    return name
+    return os.path.realpath(path) if not name.startswith("fake:") and os.path.isdir(path) else name
 
 
 def identity(env: Mapping[str, str]) -> dict[str, str]:
@@ -195,7 +198,7 @@ def spawn(env: Mapping[str, str], rundir: str, *args: str) -> int:
     not stay open). Uses posix_spawn, so no fork of this process and no
     subprocess import. Returns the pid."""
     child_env = dict(env)
-    child_env["THATCH_MODEL"] = expected_model(env)  # a relative folder must survive cwd=/
+    child_env["THATCH_MODEL"] = model_source(env)  # a relative folder must survive cwd=/
     child_env.pop("THATCH_FASTPATH", None)
     log = os.path.join(rundir, LOG)
     actions = [

@@ -137,8 +137,8 @@ def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_TH
     """
     import numpy as np
 
-    from ..embeddings import model_space
-    from ..ranking.dense import normalise
+    from ..embeddings import model_space, space_label
+    from ..ranking.dense import finite_rows, normalise
     from ..ranking.pairscan import scan
 
     threshold = validate.threshold(threshold)
@@ -146,7 +146,7 @@ def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_TH
     live = {m.slug: m for m in db.list([store], archived=False)}
     groups: dict[tuple[str, int], list[tuple[str, bytes]]] = {}
     for slug, _branch, archived, blob, model in vector_rows(db, store):
-        if archived or slug not in live or not blob or len(blob) % 4:
+        if archived or slug not in live or not blob or len(blob) % 4 or not finite_rows([blob], len(blob) // 4)[0]:
             continue
         groups.setdefault((model_space(model) or "?", len(blob) // 4), []).append((slug, blob))
     skipped = sum(len(groups.pop(key)) for key in list(groups) if space is not None and key[0] != space)
@@ -177,7 +177,7 @@ def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_TH
         compared=compared,
         skipped_other_model=skipped,
         without_vector=len(live) - compared - skipped,
-        spaces=[f"{space}/{dim}" for space, dim in sorted(groups)],
+        spaces=[f"{space_label(space)}/{dim}" for space, dim in sorted(groups)],
     )
 
 
@@ -201,10 +201,10 @@ def duplicates(ctx: Context, store: str | None = None, *, threshold: float = DUP
                limit: int = DEFAULT_PAIR_LIMIT) -> DuplicateReport:
     """Clusters of near-duplicate live memories among the vectors of the
     configured model (known by name from the environment; never loaded)."""
-    from ..embeddings import model_name, model_space
+    from ..embeddings import model_identity, model_name, model_space
 
     name = target(ctx, store)
-    model = model_name(ctx.env)
+    model = model_identity(model_name(ctx.env), ctx.env)
     # `or ""`: a space of None would mean "compare every space".
     scan = near_duplicates(ctx.db(), name, threshold=threshold, limit=limit, space=model_space(model) or "")
     return DuplicateReport(name, threshold, model, limit, scan)

@@ -35,16 +35,18 @@ def reindex(
 ) -> ReindexOutcome:
     """Embed every row that the current model cannot rank. Raises
     ModelUnavailable (changing nothing) when the model does not load."""
-    from ..embeddings import model_space
+    from ..embeddings import model_space, ranked_spaces
 
     engine = ctx.engine()
     db = ctx.db()
     stores = [validate.store(store)] if store is not None else None
     name, dim = engine.model_info()
-    space = model_space(name)
+    # Rows this model ranks already (another pooling of it included, such as
+    # the original thatch's mean-pooled ones) are left as their writer made them.
+    spaces = ranked_spaces(name)
     rows = vectors.reindex_rows(db, stores)
     todo = [(s, slug, content) for s, slug, content, model, length in rows
-            if length != 4 * dim or model_space(model) != space]
+            if length != 4 * dim or model_space(model) not in spaces]
     outcome = ReindexOutcome(model=name, checked=len(rows))
     if progress:
         progress(0, len(todo))

@@ -1,21 +1,25 @@
-"""Bulk export and import of memories as JSONL, one memory per line.
+"""Bulk export and import of memories as JSONL.
 
-A line holds every column of `entries` under its column name (also columns
-this version does not know). With vectors, `embedding` is the BLOB
+A memory line holds every column of `entries` under its column name (also
+columns this version does not know). With vectors, `embedding` is the BLOB
 base64-encoded (little-endian float32, as stored); without, the key is
-absent. Export then import into an empty database reproduces every row.
+absent. After the memories come their dedup verdicts and their kept
+earlier versions (lines marked `"_record": "verdict"` / `"version"`), so
+export then import into an empty database reproduces every row, verdicts
+and history included.
 
-Import reads lines in batches: malformed lines are reported with their line
-number and skipped; rows whose (store, slug) exists are skipped and
-reported unless overwrite is on; rows without a vector the current model
-can rank are embedded in one engine call per batch (the warm daemon when
-available); each batch is written in one transaction (storage/transfer.py).
+Import reads lines in batches. Each line is checked as `remember` checks its
+input (ops/jsonl.py); a line that fails is reported with its number and
+skipped, the others are kept. Rows whose (store, slug) exists are skipped
+and reported unless overwrite is on; rows without a vector the current
+model can rank are embedded in one engine call per batch (the warm daemon
+when available); each batch is written in one transaction
+(storage/transfer.py), so a crash loses at most the batch in flight.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import sqlite3
 from dataclasses import dataclass, field
@@ -26,6 +30,7 @@ from .. import validate
 from ..context import Context
 from ..errors import DatabaseError, InvalidInput, ModelUnavailable
 from ..storage import transfer as table
+from . import jsonl
 from .scope import detected, target
 
 BATCH = 256
@@ -56,13 +61,24 @@ def export_stores(ctx: Context, store: str | None, all_stores: bool) -> list[str
 
 
 def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vectors: bool) -> ExportOutcome:
+    """Every memory, then every dedup verdict and every kept earlier version
+    of the stores (ops/jsonl.py reads them back)."""
     db = ctx.db()
     outcome = ExportOutcome(stores=list(stores if stores is not None else db.store_names()), with_vectors=with_vectors)
-    for row in table.iter_rows(db, stores, with_vectors=with_vectors):
-        record = {name: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
-                  for name, value in row.items()}
-        stream.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        outcome.exported += 1
+
+    def write(record: dict) -> None:
+        encoded = {name: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
+                   for name, value in record.items()}
+        stream.write(json.dumps(encoded, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    with db.snapshot():
+        for row in table.iter_rows(db, stores, with_vectors=with_vectors):
+            write(row)
+            outcome.exported += 1
+        for row in table.iter_verdicts(db, stores):
+            write({jsonl.RECORD_KEY: "verdict", **row})
+        for row in table.iter_versions(db, stores, with_vectors=with_vectors):
+            write({jsonl.RECORD_KEY: "version", **row})
     return outcome
 
 
@@ -98,6 +114,8 @@ class ImportOutcome:
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     error_count: int = 0
     notices: list[str] = field(default_factory=list)
+    verdicts: int = 0
+    versions: int = 0
 
     def error(self, line: int, message: str) -> None:
         self.error_count += 1
@@ -123,46 +141,9 @@ class ImportOutcome:
             "errors": self.errors,
             "conflicts": self.conflicts,
             "notices": self.notices,
+            "verdicts": self.verdicts,
+            "versions": self.versions,
         }
-
-
-class _Row:
-    __slots__ = ("line", "values")
-
-    def __init__(self, line: int, values: dict[str, Any]) -> None:
-        self.line, self.values = line, values
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.values["store"], self.values["slug"])
-
-
-class _Invalid(Exception):
-    pass
-
-
-def _text(record: dict, name: str, *, required: bool = False) -> str | None:
-    value = record.get(name)
-    if value is None:
-        if required:
-            raise _Invalid(f"missing {name!r}")
-        return None
-    if not isinstance(value, str):
-        raise _Invalid(f"{name!r} must be a string")
-    if required and not value.strip():
-        raise _Invalid(f"{name!r} is empty")
-    return value
-
-
-def _integer(record: dict, name: str, default: int | None) -> int | None:
-    value = record.get(name, default)
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return int(value)
-    if not isinstance(value, int):
-        raise _Invalid(f"{name!r} must be an integer")
-    return value
 
 
 class _Importer:
@@ -181,62 +162,32 @@ class _Importer:
 
     # -- parsing -------------------------------------------------------------
 
-    def parse(self, number: int, line: str) -> _Row:
-        from ..slugs import slugify
+    def parse(self, number: int, raw: bytes | str) -> jsonl.Line:
+        record = jsonl.load(jsonl.decode(raw, number == 1))
+        kind = record.pop(jsonl.RECORD_KEY, "memory")
+        if kind == "memory":
+            return jsonl.Line(number, kind, jsonl.memory(record, self.store_of(record, "store"), self.now,
+                                                         self.columns))
+        if kind == "verdict":
+            return jsonl.Line(number, kind, jsonl.verdict(record, self.store_of(record, "store")))
+        if kind == "version":
+            return jsonl.Line(number, kind, jsonl.version(record, lambda name: self.store_of(record, name),
+                                                          self.now))
+        raise jsonl.Invalid(f"unknown {jsonl.RECORD_KEY} {str(kind)[:40]!r}")
 
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise _Invalid(f"not valid JSON: {exc}") from None
-        if not isinstance(record, dict):
-            raise _Invalid("not a JSON object")
-        label = _text(record, "label", required=True)
-        content = _text(record, "content", required=True)
-        slug = _text(record, "slug") or slugify(label)
+    def store_of(self, record: dict, name: str) -> str:
+        """--store when given, else the line's own store, else the detected one."""
         if self.store:
-            store = self.store
-        elif record.get("store") is not None:
-            store = validate.store(_text(record, "store") or "")
-        else:
-            store = self.default_store()
-        values: dict[str, Any] = {
-            "slug": slug,
-            "store": store,
-            "label": label,
-            "content": content,
-            "model": _text(record, "model"),
-            "branch": _text(record, "branch"),
-            "confidence": _integer(record, "confidence", None),
-            "archived": int(bool(_integer(record, "archived", 0))),
-            "created_at": _text(record, "created_at") or self.now,
-            "updated_at": _text(record, "updated_at") or _text(record, "created_at") or self.now,
-            "recall_count": _integer(record, "recall_count", 0) or 0,
-            "last_recalled_at": _text(record, "last_recalled_at"),
-            "embedding": None,
-        }
-        encoded = record.get("embedding")
-        if encoded is not None:
-            if not isinstance(encoded, str):
-                raise _Invalid("'embedding' must be a base64 string")
-            try:
-                blob = base64.b64decode(encoded, validate=True)
-            except (binascii.Error, ValueError):
-                raise _Invalid("'embedding' is not valid base64") from None
-            if len(blob) % 4:
-                raise _Invalid("'embedding' is not a float32 vector")
-            values["embedding"] = blob
-        for name, value in record.items():  # columns this version does not know
-            if name in values or name not in self.columns:
-                continue
-            if isinstance(value, str) and "BLOB" in self.columns[name]:
-                try:
-                    value = base64.b64decode(value, validate=True)
-                except (binascii.Error, ValueError):
-                    raise _Invalid(f"{name!r} is not valid base64") from None
-            elif not isinstance(value, (str, int, float, type(None))):
-                raise _Invalid(f"{name!r} must be a scalar")
-            values[name] = value
-        return _Row(number, values)
+            return self.store
+        value = record.get(name)
+        if value is None:
+            return self.default_store()
+        if not isinstance(value, str):
+            raise jsonl.Invalid(f"{name!r} must be a string")
+        try:
+            return validate.store(value)
+        except InvalidInput as exc:
+            raise jsonl.Invalid(exc.message) from None
 
     def default_store(self) -> str:
         if self._default_store is None:
@@ -265,66 +216,88 @@ class _Importer:
             " without one: run 'thatch reindex' once the model loads"
         )
 
-    def usable(self, row: _Row) -> bool:
-        from ..embeddings import model_space
+    def usable(self, row: jsonl.Line) -> bool:
+        """Whether the line's vector can be kept. A vector the current model
+        would rank (its space) must have the model's width: anything else in
+        that space is refused rather than stored to distort rankings."""
+        from ..embeddings import model_space, ranked_spaces
 
         blob, current = row.values["embedding"], self.model()
         if blob is None:
             return False
         if current is None:
             return True  # cannot judge: keep what came in, reindex fixes it later
-        _, space, dim = current
-        return len(blob) == 4 * dim and model_space(row.values["model"]) == space
+        name, _, dim = current
+        if model_space(row.values["model"]) not in ranked_spaces(name):
+            return False
+        if len(blob) != 4 * dim:
+            raise jsonl.Invalid(f"'embedding' has {len(blob) // 4} dimensions; {row.values['model']} has {dim}")
+        return True
 
-    def embed(self, rows: list[_Row]) -> None:
-        todo = [row for row in rows if not self.usable(row)]
-        self.outcome.kept_vectors += len(rows) - len(todo)
+    def embed(self, rows: list[jsonl.Line]) -> list[jsonl.Line]:
+        """Give every row a vector it can keep (embedding those without);
+        returns the rows still good to write."""
+        todo, kept = [], []
+        for row in rows:
+            try:
+                (kept if self.usable(row) else todo).append(row)
+            except jsonl.Invalid as exc:
+                self.outcome.error(row.number, str(exc))
+        self.outcome.kept_vectors += len(kept)
         if not todo:
-            return
+            return kept
         if self._model_failed:
             self._strip(todo)
-            return
+            return kept + todo
         try:
             embedded = self.engine.embed_passages([row.values["content"] for row in todo])
         except ModelUnavailable as exc:
             self._fail_model(exc)
             self._strip(todo)
-            return
+            return kept + todo
         for row, blob in zip(todo, embedded.blobs):
             row.values["embedding"], row.values["model"] = blob, embedded.model
         self.outcome.embedded += len(todo)
+        return kept + todo
 
-    def _strip(self, rows: list[_Row]) -> None:
+    def _strip(self, rows: list[jsonl.Line]) -> None:
         for row in rows:
             row.values["embedding"] = row.values["model"] = None
             self.outcome.without_vector += 1
 
     # -- writing ---------------------------------------------------------------
 
-    def write_batch(self, rows: list[_Row]) -> None:
+    def write_batch(self, lines: list[jsonl.Line]) -> None:
+        memories = [line for line in lines if line.kind == "memory"]
         # Conflicts first, so skipped rows are never embedded.
         seen: set[tuple[str, str]] = set()
-        wanted: list[_Row] = []
-        for row in rows:
+        wanted: list[jsonl.Line] = []
+        for row in memories:
             if not self.overwrite and (row.key in seen or self.db.exists(*row.key)):
-                self.outcome.conflict(row.line, *row.key)
+                self.outcome.conflict(row.number, *row.key)
                 continue
             seen.add(row.key)
             wanted.append(row)
-        self.embed(wanted)
+        wanted = self.embed(wanted)
+        others = [(line.number, line.kind, line.values) for line in lines if line.kind != "memory"]
         try:
-            created, replaced = table.write_batch(self.db, [(row.line, row.values) for row in wanted],
+            created, replaced = table.write_batch(self.db, [(row.number, row.values) for row in wanted],
                                                   overwrite=self.overwrite, conflict=self.outcome.conflict,
                                                   failed=self.outcome.error)
+            verdicts, versions = table.write_records(self.db, others, overwrite=self.overwrite,
+                                                     failed=self.outcome.error)
         except sqlite3.Error as exc:
-            raise DatabaseError(f"import failed at line {wanted[0].line if wanted else '?'}: {exc}") from exc
+            first = (wanted or lines)[0].number if (wanted or lines) else "?"
+            raise DatabaseError(f"import failed at line {first}: {exc}") from exc
         self.outcome.created += created
         self.outcome.replaced += replaced
+        self.outcome.verdicts += verdicts
+        self.outcome.versions += versions
 
 
 def import_lines(
     ctx: Context,
-    lines: Iterable[str],
+    lines: Iterable[bytes | str],
     *,
     overwrite: bool = False,
     store: str | None = None,
@@ -332,23 +305,23 @@ def import_lines(
     total: int | None = None,
     batch_size: int = BATCH,
 ) -> ImportOutcome:
+    """Import JSONL lines (bytes are decoded strictly, line by line). A line
+    that cannot be imported is reported with its number and skipped; the
+    others are written in batches."""
     importer = _Importer(ctx, overwrite=overwrite, store=store)
     outcome = importer.outcome
-    batch: list[_Row] = []
+    batch: list[jsonl.Line] = []
     number = 0
     if progress:
         progress(0, total)
-    for number, line in enumerate(lines, start=1):
+    for number, raw in enumerate(lines, start=1):
         outcome.lines = number
-        if not line.strip():
+        if not raw.strip():
             continue
         try:
-            batch.append(importer.parse(number, line))
-        except _Invalid as exc:
+            batch.append(importer.parse(number, raw))
+        except jsonl.Invalid as exc:
             outcome.error(number, str(exc))
-            continue
-        except InvalidInput as exc:
-            outcome.error(number, exc.message)
             continue
         if len(batch) >= batch_size:
             importer.write_batch(batch)

@@ -6,7 +6,7 @@ identical results. Imports numpy: only paths that compare vectors load it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -116,7 +116,8 @@ def top_scores(
     return found[:limit], floor
 
 
-VectorLoader = Callable[[str, str, int], StoreVectors]
+# (store, spaces, dim) -> the store's vectors of each space.
+VectorLoader = Callable[[str, tuple[str, ...], int], Mapping[str, StoreVectors]]
 
 
 def comparable(model: str | None, blob: bytes, space: str, dim: int) -> bool:
@@ -124,23 +125,50 @@ def comparable(model: str | None, blob: bytes, space: str, dim: int) -> bool:
     return len(blob) == 4 * dim and model_space(model) == space
 
 
-def load_store_vectors(db, store: str, space: str, dim: int) -> StoreVectors:
+def finite_rows(blobs: Sequence[bytes], dim: int) -> np.ndarray:
+    """Which of these vectors hold only finite numbers: one NaN row would
+    otherwise tie every score of the store it is ranked with."""
+    if not blobs:
+        return np.zeros(0, dtype=bool)
+    return np.isfinite(np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim)).all(axis=1)
+
+
+def load_store_vectors(db, store: str, spaces: Sequence[str], dim: int) -> dict[str, StoreVectors]:
+    """Every rankable vector of `store` in each of `spaces`, in one read of
+    the rows (non-finite vectors are left out)."""
     from ..storage.vectors import vector_rows
 
-    rows = [(slug, branch, archived, blob) for slug, branch, archived, blob, model in vector_rows(db, store)
-            if comparable(model, blob, space, dim)]
-    return StoreVectors.build(store, rows, dim)
+    wanted = {space: [] for space in spaces}
+    for slug, branch, archived, blob, model in vector_rows(db, store):
+        rows = wanted.get(model_space(model)) if len(blob) == 4 * dim else None
+        if rows is not None:
+            rows.append((slug, branch, archived, blob))
+    loaded = {}
+    for space, rows in wanted.items():
+        keep = finite_rows([r[3] for r in rows], dim)
+        loaded[space] = StoreVectors.build(store, [r for r, ok in zip(rows, keep) if ok], dim)
+    return loaded
 
 
 def db_loader(db) -> VectorLoader:
-    return lambda store, space, dim: load_store_vectors(db, store, space, dim)
+    return lambda store, spaces, dim: load_store_vectors(db, store, spaces, dim)
 
 
-def semantic(loader: VectorLoader, stores: Sequence[str], query_vector, *, space: str,
+def semantic(loader: VectorLoader, stores: Sequence[str], vectors: Mapping[str, np.ndarray],
              **options) -> tuple[list[Hit], float | None]:
-    """The best hits, and the lowest cosine in scope: top_scores over the
-    `stores` that `loader` gives for the query's space and width (`options`
-    are top_scores' filters)."""
-    dim = int(query_vector.shape[-1])
-    scored, floor = top_scores([loader(store, space, dim) for store in stores], query_vector, **options)
-    return [Hit(store, slug, score, "semantic") for store, slug, score in scored], floor
+    """The best hits across every space, each store's rows of a space scored
+    with the query's vector of that space, and the lowest cosine in scope:
+    top_scores over what `loader` gives (`options` are top_scores' filters)."""
+    spaces = tuple(vectors)
+    dim = int(next(iter(vectors.values())).shape[-1])
+    loaded = [loader(store, spaces, dim) for store in stores]
+    found: list[tuple[str, str, float]] = []
+    floor: float | None = None
+    for space, vector in vectors.items():
+        scored, lowest = top_scores([per_store[space] for per_store in loaded], vector, **options)
+        found += scored
+        if lowest is not None:
+            floor = lowest if floor is None else min(floor, lowest)
+    found.sort(key=lambda hit: (-round(hit[2], 6), hit[0], hit[1]))
+    limit = options.get("limit", len(found))
+    return [Hit(store, slug, score, "semantic") for store, slug, score in found[:limit]], floor

@@ -131,13 +131,20 @@ def export_rows(conn, stores: Sequence[str] | None) -> list[dict[str, Any]]:
 
 
 def import_row(conn, values: dict[str, Any]) -> bool:
-    """Add one exported version (inside the caller's transaction); a version
-    the memory already has is left as it is. Returns whether it was added."""
+    """Add one exported version (inside the caller's transaction). A version
+    the memory already has (same number and text) is not added twice; one
+    whose number is taken by another is added as the memory's newest.
+    Returns whether it was added."""
     names = ["memory_store", "memory_slug", *VERSION_COLUMNS]
-    exists = conn.execute(f"SELECT 1 FROM {_TABLE} WHERE memory_store = ? AND memory_slug = ? AND version = ?",
-                          (values["memory_store"], values["memory_slug"], values["version"])).fetchone()
-    if exists:
-        return False
+    key = (values["memory_store"], values["memory_slug"])
+    taken = conn.execute(f"SELECT content, updated_at FROM {_TABLE} WHERE memory_store = ? AND memory_slug = ?"
+                         " AND version = ?", (*key, values["version"])).fetchone()
+    row = dict(values)
+    if taken is not None:
+        if taken == (values["content"], values["updated_at"]):
+            return False
+        row["version"] = conn.execute(f"SELECT max(version) FROM {_TABLE} WHERE memory_store = ?"
+                                      " AND memory_slug = ?", key).fetchone()[0] + 1
     conn.execute(f"INSERT INTO {_TABLE} ({', '.join(names)}) VALUES ({','.join('?' * len(names))})",
-                 [values.get(n) for n in names])
+                 [row.get(n) for n in names])
     return True

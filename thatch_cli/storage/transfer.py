@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from . import history
 from .memories import MemoryDB, marks
 
 
@@ -55,3 +56,48 @@ def write_batch(db: MemoryDB, rows: Sequence[tuple[int, Mapping[str, Any]]], *, 
             replaced += was
             created += not was
     return created, replaced
+
+
+def iter_verdicts(db: MemoryDB, stores: Sequence[str] | None) -> Iterator[dict[str, Any]]:
+    where, args = "", []
+    if stores is not None:
+        where, args = f"WHERE store IN ({marks(stores)})", list(stores)
+    names = ("store", "slug_a", "slug_b", "status", "checked_at")
+    for row in db.conn.execute(f"SELECT {', '.join(names)} FROM dedup_pairs {where} ORDER BY store, slug_a, slug_b",
+                               args):
+        yield dict(zip(names, row))
+
+
+def iter_versions(db: MemoryDB, stores: Sequence[str] | None, *, with_vectors: bool) -> Iterator[dict[str, Any]]:
+    for row in history.export_rows(db.conn, stores):
+        if not with_vectors:
+            row.pop("embedding")
+        yield row
+
+
+def write_records(db: MemoryDB, records: Sequence[tuple[int, str, Mapping[str, Any]]], *, overwrite: bool,
+                  failed: Callable[[int, str], None]) -> tuple[int, int]:
+    """Write (line, kind, values) verdicts and kept versions in one
+    transaction. A verdict already recorded on the pair is kept unless
+    `overwrite`; a version the memory already has is not added twice.
+    Returns (verdicts, versions) written."""
+    verdicts = versions = 0
+    if not records:
+        return 0, 0
+    with db.transaction() as conn:
+        for line, kind, values in records:
+            conn.execute("SAVEPOINT import_record")
+            try:
+                if kind == "verdict":
+                    verb = "INSERT OR REPLACE" if overwrite else "INSERT OR IGNORE"
+                    verdicts += conn.execute(
+                        f"{verb} INTO dedup_pairs (store, slug_a, slug_b, status, checked_at) VALUES (?, ?, ?, ?, ?)",
+                        [values[k] for k in ("store", "slug_a", "slug_b", "status", "checked_at")]).rowcount
+                else:
+                    versions += history.import_row(conn, values)
+                conn.execute("RELEASE import_record")
+            except sqlite3.Error as exc:
+                conn.execute("ROLLBACK TO import_record")
+                conn.execute("RELEASE import_record")
+                failed(line, f"cannot write this {kind}: {exc}")
+    return verdicts, versions

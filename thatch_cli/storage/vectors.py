@@ -45,3 +45,23 @@ def set_vector(db: MemoryDB, store: str, slug: str, content: str, embedding: byt
         (embedding, model, store, slug, content),
     )
     return cur.rowcount == 1
+
+
+def legacy_model_paths(db: MemoryDB) -> list[str] | None:
+    """The `model` values an older thatch recorded as folder paths, while
+    the schema 4 upgrade left them marked pending; None when nothing is."""
+    row = db.conn.execute("SELECT value FROM thatch_cli_meta WHERE key = 'model_paths'").fetchone()
+    if row is None:
+        return None
+    return [r[0] for r in db.conn.execute("SELECT DISTINCT model FROM entries WHERE model LIKE '/%'")]
+
+
+def rename_models(db: MemoryDB, renames: dict[str, str], paths: Sequence[str]) -> None:
+    """Record `renames` (old model value -> identity) in entries and the
+    history; the pending mark goes once no path is left unrenamed."""
+    with db.transaction() as conn:
+        for old, new in renames.items():
+            conn.execute("UPDATE entries SET model = ? WHERE model = ?", (new, old))
+            conn.execute("UPDATE thatch_cli_history SET model = ? WHERE model = ?", (new, old))
+        if all(path in renames for path in paths):
+            conn.execute("DELETE FROM thatch_cli_meta WHERE key = 'model_paths'")

@@ -1,0 +1,236 @@
+"""One line of a JSONL export, read into checked values (ops/transfer.py
+drives the import).
+
+An export holds three kinds of line: a memory (every column of `entries`),
+a dedup verdict (`"_record": "verdict"`) and a kept earlier version of a
+memory (`"_record": "version"`). Every value an import writes passes the
+checks `remember` applies (validate.py) or a type and range check of its
+own, so one crafted line cannot put into the store what no command could:
+a malformed line raises Invalid with the reason, and the import reports it
+with its line number and goes on.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+from typing import Any, Callable
+
+from .. import validate
+from ..clock import parse_ts
+from ..errors import InvalidInput
+from ..slugs import body_of, slugify
+
+RECORD_KEY = "_record"
+MAX_MODEL_CHARS = 500
+MAX_STATUS_CHARS = 50
+INT64 = (-(2**63), 2**63 - 1)
+MEMORY_COLUMNS = ("slug", "store", "label", "content", "model", "branch", "confidence", "archived", "created_at",
+                  "updated_at", "recall_count", "last_recalled_at", "embedding")
+
+
+class Invalid(Exception):
+    """A line that cannot be imported, and why (one line)."""
+
+
+class Line:
+    __slots__ = ("number", "kind", "values")
+
+    def __init__(self, number: int, kind: str, values: dict[str, Any]) -> None:
+        self.number, self.kind, self.values = number, kind, values
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.values["store"], self.values["slug"])
+
+
+def decode(raw: bytes | str, first: bool) -> str:
+    """A line as text: strict UTF-8 (a byte-order mark on the first line is
+    dropped); a line with bytes that are not UTF-8 is Invalid."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise Invalid(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})") from None
+    else:
+        text = raw
+        if _has_surrogate(text):
+            raise Invalid("not valid UTF-8")
+    return text[1:] if first and text.startswith("\ufeff") else text
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _checked(check: Callable[..., Any], *args: Any) -> Any:
+    """A validate.py check, its InvalidInput turned into Invalid."""
+    try:
+        return check(*args)
+    except InvalidInput as exc:
+        raise Invalid(exc.message) from None
+
+
+def _text(record: dict, name: str, *, required: bool = False, limit: int | None = None,
+          one_line: bool = False) -> str | None:
+    value = record.get(name)
+    if value is None:
+        if required:
+            raise Invalid(f"missing {name!r}")
+        return None
+    if not isinstance(value, str):
+        raise Invalid(f"{name!r} must be a string")
+    if required and not value.strip():
+        raise Invalid(f"{name!r} is empty")
+    if _has_surrogate(value):
+        raise Invalid(f"{name!r} is not valid Unicode (a lone surrogate)")
+    if limit is not None and len(value) > limit:
+        raise Invalid(f"{name!r} is {len(value)} characters; the limit is {limit}")
+    if one_line and validate.control_characters(value):
+        raise Invalid(f"{name!r} contains a control character")
+    return value
+
+
+def _integer(record: dict, name: str, default: int | None, low: int = INT64[0], high: int = INT64[1]) -> int | None:
+    value = record.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Invalid(f"{name!r} must be an integer")
+    if not low <= value <= high:
+        raise Invalid(f"{name!r} is out of range ({value if abs(value) < 10**12 else 'too large'})")
+    return value
+
+
+def _timestamp(record: dict, name: str, default: str | None) -> str | None:
+    value = _text(record, name, limit=64, one_line=True)
+    if value is None:
+        return default
+    if parse_ts(value) is None:
+        raise Invalid(f"{name!r} is not a timestamp: {value[:40]!r}")
+    return value
+
+
+def _archived(record: dict) -> int:
+    value = record.get("archived", 0)
+    if value in (0, 1) or isinstance(value, bool):
+        return int(value)
+    raise Invalid("'archived' must be 0, 1, true or false")
+
+
+def vector(encoded: Any, name: str = "embedding") -> bytes | None:
+    """A base64 little-endian float32 vector: non-empty, whole floats, all finite."""
+    if encoded is None:
+        return None
+    if not isinstance(encoded, str):
+        raise Invalid(f"{name!r} must be a base64 string")
+    try:
+        blob = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise Invalid(f"{name!r} is not valid base64") from None
+    if not blob or len(blob) % 4:
+        raise Invalid(f"{name!r} is not a float32 vector ({len(blob)} bytes)")
+    import numpy as np
+
+    if not np.isfinite(np.frombuffer(blob, dtype="<f4")).all():
+        raise Invalid(f"{name!r} holds NaN or infinite values")
+    return blob
+
+
+def _scalar(name: str, value: Any, declared: str) -> Any:
+    """A value for a column this version does not know."""
+    if isinstance(value, str) and "BLOB" in declared:
+        try:
+            return base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise Invalid(f"{name!r} is not valid base64") from None
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        if not INT64[0] <= value <= INT64[1]:
+            raise Invalid(f"{name!r} is out of range")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise Invalid(f"{name!r} is not a finite number")
+        return value
+    if isinstance(value, str):
+        if _has_surrogate(value):
+            raise Invalid(f"{name!r} is not valid Unicode (a lone surrogate)")
+        return value
+    raise Invalid(f"{name!r} must be a scalar")
+
+
+def load(text: str) -> dict[str, Any]:
+    try:
+        record = json.loads(text)
+    except RecursionError:
+        raise Invalid("not valid JSON: nested too deeply") from None
+    except ValueError as exc:
+        raise Invalid(f"not valid JSON: {exc}") from None
+    if not isinstance(record, dict):
+        raise Invalid("not a JSON object")
+    return record
+
+
+def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[str, Any]:
+    """The entries row a memory line describes, checked like `remember`."""
+    label = _checked(validate.label, _text(record, "label", required=True))
+    content = _text(record, "content", required=True)
+    _checked(validate.content, body_of(label, content))
+    slug = slugify(label)
+    given = _text(record, "slug", limit=validate.MAX_LABEL_CHARS * 4)
+    if given is not None and given != slug:
+        raise Invalid(f"slug {given!r} does not match its label {label!r} (which gives {slug!r})")
+    branch = _text(record, "branch")
+    if branch:
+        branch = _checked(validate.branch, branch)
+    created = _timestamp(record, "created_at", now)
+    values: dict[str, Any] = {
+        "slug": slug,
+        "store": store,
+        "label": label,
+        "content": content,
+        "model": _text(record, "model", limit=MAX_MODEL_CHARS, one_line=True),
+        "branch": branch,
+        "confidence": _checked(validate.confidence, _integer(record, "confidence", None, *INT64)),
+        "archived": _archived(record),
+        "created_at": created,
+        "updated_at": _timestamp(record, "updated_at", created),
+        "recall_count": _integer(record, "recall_count", 0, 0) or 0,
+        "last_recalled_at": _timestamp(record, "last_recalled_at", None),
+        "embedding": vector(record.get("embedding")),
+    }
+    for name, value in record.items():  # columns this version does not know
+        if name not in values and name in columns:
+            values[name] = _scalar(name, value, columns[name])
+    return values
+
+
+def verdict(record: dict, store: str) -> dict[str, Any]:
+    a = _text(record, "slug_a", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
+    b = _text(record, "slug_b", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
+    return {"store": store, "slug_a": min(a, b), "slug_b": max(a, b),
+            "status": _text(record, "status", required=True, limit=MAX_STATUS_CHARS, one_line=True),
+            "checked_at": _timestamp(record, "checked_at", None) or _missing("checked_at")}
+
+
+def version(record: dict, store: Callable[[str], str], now: str) -> dict[str, Any]:
+    """A kept earlier version: its memory's key and number, and the memory
+    as it was (`store` maps a field name to the store to use for it)."""
+    snapshot = memory(record, store("store"), now, {})
+    key_slug = _text(record, "memory_slug", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
+    return {**snapshot, "memory_store": store("memory_store"), "memory_slug": key_slug,
+            "version": _integer(record, "version", None, 1) or _missing("version"),
+            "event": _text(record, "event", required=True, limit=20, one_line=True),
+            "recorded_at": _timestamp(record, "recorded_at", None) or _missing("recorded_at")}
+
+
+def _missing(name: str) -> Any:
+    raise Invalid(f"missing {name!r}")
