@@ -85,7 +85,17 @@ function __thatch_values
                 set args _complete $argv[1] --store (string replace -- '--store=' '' $tokens[$i])
         end
     end
-    command thatch $args 2>/dev/null
+    set -l found (command thatch $args 2>/dev/null)
+    # A label starting with '-' would read as an option: before a '--' on the
+    # line, offer '--' in its place (fish inserts one word at a time).
+    if test "$argv[1]" = labels; and not contains -- -- $tokens
+        string match -v -- '-*' $found
+        if string match -q -- '-*' $found
+            printf '%s\t%s\n' -- "then labels that start with '-'"
+        end
+        return
+    end
+    string join \n -- $found
 end
 
 complete -c thatch -f

@@ -395,3 +395,66 @@ def test_show_prints_the_script(cli):
     assert run_json(cli, "completion", "show", "fish")[1] == {"shell": "fish",
                                                                  "script": SCRIPTS["fish"].read_text()}
     assert cli("completion", "show", "csh").exit_code == 2
+
+
+# -- labels that start with '-' ------------------------------------------------------------
+
+
+@pytest.fixture
+def dashed(world, isolated_env):
+    """The world plus a label that reads like an option."""
+    db = MemoryDB.open(Path(isolated_env["THATCH_DB"]))
+    add(db, STORE, "-v is verbose")
+    db.close()
+    return world
+
+
+def test_bash_puts_a_dash_label_after_double_dash(dashed):
+    got = bash_complete(dashed, ["thatch show -v", "thatch show -- -v", "thatch forget ''", "thatch show -",
+                                 "thatch show --st"])
+    assert got[0] == ["-- -v\\ is\\ verbose"]
+    assert got[1] == ["-v\\ is\\ verbose"]  # already after --
+    assert "-- -v\\ is\\ verbose" in got[2] and "deploy\\ steps" in got[2]
+    assert got[3] == ["--help", "--json", "--store", "-h", "-s"]  # a lone '-' completes options
+    assert got[4] == ["--store"]
+    # What bash inserts reads back as two words: the separator, then the label.
+    out = subprocess.run(["bash", "-c", f"words=({got[0][0]}); printf '<%s>' \"${{words[@]}}\""],
+                         capture_output=True, text=True).stdout
+    assert out == "<--><-v is verbose>"
+
+
+def test_zsh_puts_a_dash_label_after_double_dash(dashed, tmp_path):
+    fpath = tmp_path / "zfunc"
+    fpath.mkdir()
+    shutil.copy(SCRIPTS["zsh"], fpath / "_thatch")
+    term = Terminal(["zsh", "-f", "-i"], dashed["env"], dashed["repo"])
+    try:
+        term.type(f"fpath=({fpath} $fpath); autoload -U compinit; compinit -u -D; PS1='READY> '\n")
+        term.read_until(r"READY> $")
+        for number, (typed, expected) in enumerate([
+                ("thatch show -- -v", r"thatch show -- -v\\ is\\ verbose $"),
+                ("thatch forget TOD", r"thatch forget TODO:\\ fix\\ deploy $")]):
+            term.type(typed + "\t")
+            term.read_until(expected)
+            term.type(f"\x15echo SYNC-{number}\n")
+            term.read_until(rf"\nSYNC-{number}\n.*READY> $")
+        term.type("thatch history \t")
+        listing = term.read_until(r"verbose")
+        assert "deploy\\ steps" in listing
+        term.type("\x15echo SYNC-x\n")
+        term.read_until(r"\nSYNC-x\n.*READY> $")
+        term.type("setopt menu_complete\n")
+        term.read_until(r"READY> $")
+        # Menu completion inserts the first candidate: the dash label, behind '-- '.
+        term.type("thatch history \t")
+        term.read_until(r"thatch history -- -v\\ is\\ verbose$")
+    finally:
+        term.close()
+
+
+def test_fish_offers_double_dash_before_a_dash_label(dashed):
+    got = fish_complete(dashed, ["thatch show ", "thatch show -- ", "thatch show -- -v"])
+    assert "-v is verbose" not in got[0] and got[0]["--"] == "then labels that start with '-'"
+    assert "deploy steps" in got[0]
+    assert "-v is verbose" in got[1] and "--" not in got[1]
+    assert list(got[2]) == ["-v is verbose"]

@@ -25,6 +25,13 @@ from . import protocol, runtime
 
 CONNECT_TIMEOUT = 5.0
 REQUEST_TIMEOUT = 120.0  # the first request waits for the model to load
+# While waiting for an answer, the daemon is asked every ANSWER_SLICE
+# seconds, on a second connection, whether it is alive (a ping needs no
+# model, so a daemon loading one or embedding a big batch still answers).
+# A stopped (SIGSTOP) or hung daemon does not, and the command goes on
+# in-process after a few seconds instead of waiting REQUEST_TIMEOUT.
+ANSWER_SLICE = 2.0
+PING_TIMEOUT = 2.0
 START_TIMEOUT = 20.0  # from spawn to an accepting socket (python start + imports)
 SPAWN_LOCK_WAIT = 30.0
 
@@ -73,6 +80,7 @@ class Client:
                     except BaseException:
                         self.close()  # its reply is still on the way: never read it as another's
                         raise
+                self._await_answer(sock)
                 reply, data = protocol.receive(sock)
             except TimeoutError:
                 self.close()
@@ -94,10 +102,55 @@ class Client:
                 self.close()
                 if not self.autostart:
                     raise NotRunning(message)
+                if self._other_model_only() and runtime.recently_replaced(self.rundir()):
+                    raise Unreachable("the daemon serves another model and was replaced moments ago;"
+                                      " not replacing it again")
                 self._replace()
                 continue
             raise protocol.ErrorReply(code, message)
         raise Unreachable(problem)
+
+    def _await_answer(self, sock: _socket.socket) -> None:
+        """Return once the answer starts arriving. Raises TimeoutError after
+        the request timeout, Unreachable as soon as the daemon stops
+        answering pings."""
+        import select
+
+        deadline = time.monotonic() + self.timeout
+        while not select.select([sock], [], [], min(ANSWER_SLICE, self.timeout))[0]:
+            if time.monotonic() >= deadline:
+                raise TimeoutError
+            if not self._alive():
+                self.close()
+                raise Unreachable(f"the daemon stopped answering (no reply to a ping within {PING_TIMEOUT:g}s)")
+
+    def _ping(self) -> dict | None:
+        """The daemon's ping answer on a fresh connection, None without one."""
+        try:
+            sock = self._try_connect(self.rundir())
+        except Unreachable:
+            return None
+        if sock is None:
+            return None
+        try:
+            sock.settimeout(PING_TIMEOUT)
+            protocol.send(sock, protocol.SHAPES["ping"].request({}))
+            reply = protocol.receive(sock)[0]
+            return reply if reply.get("ok") else None
+        except (OSError, protocol.ProtocolError):
+            return None
+        finally:
+            sock.close()
+
+    def _alive(self) -> bool:
+        return self._ping() is not None
+
+    def _other_model_only(self) -> bool:
+        """Whether the running daemon is like us but for its model (a daemon
+        of another thatch or protocol version is always replaced)."""
+        theirs = self._ping() or {}
+        return all(theirs.get(key) == self.identity[key] for key in ("version", "protocol")) and \
+            theirs.get("model") != self.identity["model"]
 
     def notify(self, op: str, payload: bytes = b"", **fields: Any) -> None:
         """Send a request on the open connection without waiting for the
@@ -229,6 +282,7 @@ class Client:
         """Stop a daemon serving another model or version and start ours."""
         rundir = self.rundir()
         fd = self._spawn_lock(rundir)
+        runtime.mark_replaced(rundir)
         try:
             sock = self._try_connect(rundir)
             if sock is not None:

@@ -33,6 +33,11 @@ LOCK = "daemon.lock"
 PIDFILE = "daemon.pid"
 SPAWN_LOCK = "spawn.lock"
 LOG = "daemon.log"
+REPLACED = "replaced"  # touched whenever a daemon is replaced by one for another model
+# A daemon replaced less than this long ago is not replaced again: commands
+# alternating between two models embed the odd one in-process instead of
+# restarting the daemon (and reloading a model) on every call.
+REPLACE_COOLDOWN_S = 120.0
 
 
 class UnsafeRuntime(Exception):
@@ -123,6 +128,24 @@ def model_source(env: Mapping[str, str]) -> str:
 def identity(env: Mapping[str, str]) -> dict[str, str]:
     """What a daemon must match to serve a command run with `env`."""
     return {"model": expected_model(env), "version": __version__}
+
+
+def mark_replaced(rundir: str) -> None:
+    try:
+        os.close(os.open(os.path.join(rundir, REPLACED), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        os.utime(os.path.join(rundir, REPLACED))
+    except OSError:
+        pass
+
+
+def recently_replaced(rundir: str, now: float | None = None) -> bool:
+    import time
+
+    try:
+        age = (time.time() if now is None else now) - os.stat(os.path.join(rundir, REPLACED)).st_mtime
+    except OSError:
+        return False
+    return 0 <= age < REPLACE_COOLDOWN_S
 
 
 # -- locks -------------------------------------------------------------------

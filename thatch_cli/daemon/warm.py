@@ -44,6 +44,8 @@ def _maybe_warm(env: Mapping[str, str]) -> None:
         running = runtime.read_pidfile(rundir)
         if running is None or (running["model"] == model and running["version"] == __version__):
             return  # serving us, or still starting
+        if runtime.recently_replaced(rundir):
+            return  # models alternating: let commands embed the odd one in-process
     if _recently_failed(rundir, model):
         return
     fd = runtime.open_lock(os.path.join(rundir, runtime.SPAWN_LOCK))
@@ -54,6 +56,8 @@ def _maybe_warm(env: Mapping[str, str]) -> None:
         if (spawned is not None and spawned != (running or {}).get("pid") and runtime.pid_alive(spawned)
                 and runtime.is_daemon(spawned)):
             return  # one we (or a command) started is still coming up
+        if running is not None:
+            runtime.mark_replaced(rundir)
         pid = runtime.spawn(env, rundir)  # replaces a daemon serving another model
         runtime.write_spawned(fd, pid)
     finally:

@@ -12,9 +12,11 @@ _thatch_values() {
 
 # COMPREPLY from _thatch_v for the word being typed: matched without its
 # quoting, answered escaped (or bare inside an open quote), and with any part
-# before a ':' left out, since readline only replaces the text after it.
+# before a ':' left out, since readline only replaces the text after it. With
+# $2 set, a value starting with '-' (it would read as an option) comes after
+# '-- ', which ends the options.
 _thatch_reply_values() {
-    local cur=$1 quote='' value keep=''
+    local cur=$1 dash=$2 quote='' value keep=''
     case $cur in
         \'*) quote=\'; cur=${cur#\'} ;;
         \"*) quote=\"; cur=${cur#\"} ;;
@@ -23,7 +25,9 @@ _thatch_reply_values() {
     for value in "${_thatch_v[@]}"; do
         [[ $value == "$cur"* ]] || continue
         [[ -z $quote ]] && printf -v value '%q' "$value"
-        COMPREPLY+=("${value#"$keep"}")
+        value=${value#"$keep"}
+        [[ -n $dash && -z $quote && $value == -* ]] && value="-- $value"
+        COMPREPLY+=("$value")
     done
 }
 
@@ -71,6 +75,14 @@ _thatch() {
         if [[ -z $dashdash && $cur == -* ]]; then
             _thatch_options "$path"
             COMPREPLY=($(compgen -W "$_thatch_r" -- "$cur"))
+            # "-v..." may also begin a label that starts with '-'.
+            if [[ $cur == -[!-]* ]]; then
+                _thatch_argument "$path" "$nargs"
+                if [[ $_thatch_r == labels ]]; then
+                    _thatch_values labels "$store"
+                    _thatch_reply_values "$cur" 1
+                fi
+            fi
             return 0
         fi
         _thatch_subcommands "$path"
@@ -82,7 +94,15 @@ _thatch() {
         want=$_thatch_r
     fi
     case $want in
-        labels|stores|branches)
+        labels)
+            _thatch_values labels "$store"
+            if [[ -n $dashdash ]]; then
+                _thatch_reply_values "$cur"
+            else
+                _thatch_reply_values "$cur" 1
+            fi
+            ;;
+        stores|branches)
             _thatch_values "$want" "$store"
             _thatch_reply_values "$cur"
             ;;

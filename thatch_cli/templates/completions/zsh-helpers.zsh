@@ -8,7 +8,15 @@ _thatch_complete() {
     [[ -n $store ]] && args+=(--store ${(Q)store})
     vals=("${(@f)$(command thatch $args 2>/dev/null)}")
     vals=(${vals:#})
+    # A label starting with '-' would read as an option: it goes in after
+    # '--' (inserted with it, unless the line already has one).
+    local -a dashed
+    if [[ $kind == labels ]] && (( ! ${words[(I)--]} || ${words[(I)--]} >= CURRENT )); then
+        dashed=(${(M)vals:#-*})
+        vals=(${vals:#-*})
+    fi
     _wanted $tag expl $descr compadd -a vals
+    (( $#dashed )) && _wanted $tag expl $descr compadd -P '-- ' -a dashed
 }
 _thatch_labels() { _thatch_complete labels label labels }
 _thatch_stores() { _thatch_complete stores store stores }
