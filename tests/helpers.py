@@ -206,3 +206,66 @@ def stop_all(env: dict) -> None:
     wait_until(lambda: not daemon_pids(env), timeout=5)
     time.sleep(0.05)
     reap_zombie_children()
+
+
+# -- faults: another process's lock, a read-only file or mount --------------------------------
+
+_LOCKER = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN EXCLUSIVE" if sys.argv[2] == "exclusive" else "BEGIN IMMEDIATE")
+print("locked", flush=True)
+sys.stdin.read()
+"""
+
+
+class HeldLock:
+    """Another process holding a write transaction on a database until
+    closed (or killed): a real lock, as another writer holds it."""
+
+    def __init__(self, path, exclusive: bool = False) -> None:
+        self.process = subprocess.Popen([sys.executable, "-c", _LOCKER, str(path),
+                                         "exclusive" if exclusive else "immediate"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout.readline().strip() == "locked"
+
+    def __enter__(self) -> "HeldLock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+
+
+def _works(argv: list[str]) -> bool:
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def read_only_prefix(directory: Path) -> list[str]:
+    """A command prefix that runs its command with `directory` mounted
+    read-only (a private mount namespace: root's, or an unprivileged user
+    namespace's). Without namespaces, as a user other than root, the
+    directory and its files are made read-only instead (undo with
+    writable_again)."""
+    script = 'mount --bind -o ro "$0" "$0" && exec "$@"'
+    for unshare in (["unshare", "-m"], ["unshare", "-rm"]):
+        if _works([*unshare, "sh", "-c", script, str(directory), "true"]):
+            return [*unshare, "sh", "-c", script, str(directory)]
+    assert os.geteuid() != 0, "root without mount namespaces cannot be denied writes"
+    for path in directory.iterdir():
+        path.chmod(0o444)
+    directory.chmod(0o555)
+    return []
+
+
+def writable_again(directory: Path) -> None:
+    directory.chmod(0o700)
+    for path in directory.iterdir():
+        path.chmod(0o600)

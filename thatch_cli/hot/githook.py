@@ -18,6 +18,7 @@ the hook scripts send it to the terminal's stderr. Stdlib only, for speed.
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -161,7 +162,13 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
                     _say(f"thatch: {_plural(count, 'memory is', 'memories are')} scoped to {where}"
                          f" — run 'thatch rescope --from {shell_word(branch)} --to {to}'")
                 continue
-            count = hooks.record_deletion(conn, store, branch, now or format_ts(system_clock()), git_pid)
+            try:
+                count = hooks.record_deletion(conn, store, branch, now or format_ts(system_clock()), git_pid)
+            except sqlite3.OperationalError:
+                # Git must not wait behind another writer: say what was missed.
+                _say(f"thatch: the database is busy (another process is writing); the deletion of"
+                     f" {one_line(branch)} was not recorded")
+                continue
             if count:
                 _say(f"thatch: {_plural(count, 'memory was', 'memories were')} scoped to deleted branch"
                      f" {one_line(branch)} — run 'thatch hygiene'")

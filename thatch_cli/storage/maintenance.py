@@ -67,3 +67,18 @@ def archive_branch(db: MemoryDB, store: str, branch: str) -> list[Memory]:
 
 def branch_deletions(db: MemoryDB, store: str) -> dict[str, str]:
     return hooks.branch_deletions(db.conn, store)
+
+
+def index_problems(conn) -> dict[str, int]:
+    """How far the keyword index is from entries: memories whose index row
+    is missing or holds other text, and index rows no memory maps to
+    (both 0 when it is exact). Takes a raw connection (tests, benchmarks)."""
+    wrong = conn.execute(
+        """SELECT count(*) FROM entries e
+           LEFT JOIN thatch_cli_fts_rows m ON m.store = e.store AND m.slug = e.slug
+           LEFT JOIN entries_fts f ON f.rowid = m.fts_rowid
+           WHERE f.rowid IS NULL OR f.label IS NOT e.label OR f.content IS NOT e.content
+              OR f.store IS NOT e.store OR f.slug IS NOT e.slug""").fetchone()[0]
+    orphans = conn.execute(
+        "SELECT count(*) FROM entries_fts WHERE rowid NOT IN (SELECT fts_rowid FROM thatch_cli_fts_rows)").fetchone()[0]
+    return {"wrong": wrong, "orphans": orphans}

@@ -16,6 +16,8 @@ from ..errors import DatabaseError
 from . import backup, history
 
 SCHEMA_VERSION = 4
+# How long a command waits for another process's write lock.
+LOCK_TIMEOUT_S = 10.0
 
 _BASE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS stores (
@@ -307,18 +309,19 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
 
 
-def connect(path: Path, *, timeout: float = 10.0, create_parent: bool = True) -> sqlite3.Connection:
+def connect(path: Path, *, timeout: float | None = None, create_parent: bool = True) -> sqlite3.Connection:
     """open_database's connection."""
     return open_database(path, timeout=timeout, create_parent=create_parent)[0]
 
 
-def open_database(path: Path, *, timeout: float = 10.0,
+def open_database(path: Path, *, timeout: float | None = None,
                   create_parent: bool = True) -> tuple[sqlite3.Connection, bool]:
     """Open the database, bringing its schema up to date; returns (connection,
     read_only). A missing file is created (its directory too only with
     `create_parent`: the default location). A file this process cannot write
     (read-only file or mount) opens read-only, as it is: reads work, writes
     fail with a clear error."""
+    timeout = LOCK_TIMEOUT_S if timeout is None else timeout
     try:
         if not path.exists():
             _create_private_file(path, create_parent)
