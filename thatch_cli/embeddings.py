@@ -30,14 +30,13 @@ from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
 from .errors import ModelUnavailable
 from .model_identity import legacy_family, local_identity
+from .pooling import NATIVE, POOLINGS
 
 if TYPE_CHECKING:
     import numpy as np
 
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
-POOLINGS = ("cls", "mean")
-NATIVE = "native"
 
 
 class Embedder(Protocol):
@@ -155,6 +154,7 @@ class SentenceTransformerEmbedder:
         self._source = str(path.resolve()) if path.is_dir() else model
         self._identity = model_identity(self._source, self._env)
         self._model = None
+        self._calibration: dict[str, tuple[float, float]] | None = None
         self._prefix = BGE_QUERY_PREFIX if wants_query_prefix(self._identity) else ""
 
     @property
@@ -229,37 +229,27 @@ class SentenceTransformerEmbedder:
         return self._encode(list(texts))
 
     def embed_query_spaces(self, text: str) -> dict[str, "np.ndarray"]:
-        return self._pooled(self._prefix + text)
+        """The query's vector in each space this model ranks: its own pooling
+        and the others (pooling.py), from one forward pass."""
+        from .pooling import pooled
 
-    def embed_passage_spaces(self, text: str) -> dict[str, "np.ndarray"]:
-        return self._pooled(text)
+        vectors = pooled(self._load(), [self._prefix + text])
+        if vectors is None:
+            return {model_space(self.name): self.embed_query(text)}
+        return {model_space(self.name if p == NATIVE else f"{self.name}#{p}"): v[0] for p, v in vectors.items()}
 
-    def _pooled(self, text: str) -> dict[str, "np.ndarray"]:
-        """The text's vector in each space this model ranks, from one forward
-        pass: the model's own sentence embedding, and CLS and mean pooling
-        of its token embeddings. A model whose pipeline is more than
-        transformer, pooling and normalisation gives its own space only."""
-        import numpy as np
+    def score_calibration(self) -> dict[str, tuple[float, float]]:
+        """space -> (scale, offset) putting each other pooling's cosines on
+        the own pooling's scale; worked out once per model and remembered."""
+        if self._calibration is None:
+            from .model_identity import remembered
+            from .pooling import calibration
 
-        model = self._load()
-        native = _pooling_of(model)
-        if native is None:
-            return {model_space(self.name): self._encode([text])[0]}
-        out = model.encode([text], output_value=None, convert_to_numpy=False, normalize_embeddings=False,
-                           show_progress_bar=False)[0]
-        tokens = out["token_embeddings"].float()
-        mask = out["attention_mask"].float().unsqueeze(-1)
-        pooled = {"cls": tokens[0], "mean": (tokens * mask).sum(0) / mask.sum().clamp(min=1.0),
-                  NATIVE: out["sentence_embedding"].float()}
-        if native in pooled:
-            pooled[native] = pooled[NATIVE]
-        vectors = {}
-        for pooling, vector in pooled.items():
-            array = vector.detach().cpu().numpy().astype(np.float32)
-            norm = float(np.linalg.norm(array))
-            space = model_space(self.name if pooling == NATIVE else f"{self.name}#{pooling}")
-            vectors[space] = array / norm if norm else array
-        return vectors
+            key = f"calibration {self.name}"
+            found = remembered(identity_cache(self._env), key, lambda: calibration(self._load(), self._prefix))
+            self._calibration = {model_space(f"{self.name}#{p}"): (float(a), float(b)) for p, (a, b) in found.items()
+                                 if model_space(f"{self.name}#{p}") != model_space(self.name)}
+        return self._calibration
 
     def _encode(self, texts: list[str]) -> "np.ndarray":
         import numpy as np
@@ -271,18 +261,6 @@ class SentenceTransformerEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-def _pooling_of(model) -> str | None:
-    """The pooling of a transformer + pooling (+ normalise) pipeline, else None."""
-    modules = [type(m).__name__ for m in model]
-    if modules not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
-        return None
-    pooling = model[1]
-    mode = getattr(pooling, "pooling_mode", None)
-    if mode is None and hasattr(pooling, "get_pooling_mode_str"):
-        mode = pooling.get_pooling_mode_str()
-    return str(mode).lower() if mode else None
-
-
 def query_vectors(embedder: Embedder, text: str) -> dict[str, "np.ndarray"]:
     """A query's vector per space the embedder ranks (one when it knows no poolings)."""
     several = getattr(embedder, "embed_query_spaces", None)
@@ -290,9 +268,15 @@ def query_vectors(embedder: Embedder, text: str) -> dict[str, "np.ndarray"]:
 
 
 def passage_vectors(embedder: Embedder, text: str) -> dict[str, "np.ndarray"]:
-    """A passage's vector per space; its own space's is the one to store."""
-    several = getattr(embedder, "embed_passage_spaces", None)
-    return several(text) if several else {model_space(embedder.name): embedder.embed_passages([text])[0]}
+    """A passage's vector in the embedder's own space (the one stored, and
+    the one near-duplicates are compared in)."""
+    return {model_space(embedder.name): embedder.embed_passages([text])[0]}
+
+
+def score_calibration(embedder: Embedder) -> dict[str, tuple[float, float]]:
+    """space -> (scale, offset) for the query spaces of another pooling ({} for none)."""
+    calibrate = getattr(embedder, "score_calibration", None)
+    return calibrate() if calibrate else {}
 
 
 class FakeEmbedder:

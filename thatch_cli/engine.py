@@ -95,7 +95,7 @@ class LocalEngine:
         covers (its own, other poolings of its family) ranks its rows with
         the query's vector of that space. `meanwhile` is work the caller
         wants done during the search (run first, in-process)."""
-        from .embeddings import model_space, passage_vectors, query_vectors
+        from .embeddings import model_space, passage_vectors, query_vectors, score_calibration
         from .ranking.dense import db_loader, semantic, to_blob
         from .storage.vectors import inventory
 
@@ -114,6 +114,7 @@ class LocalEngine:
             db_loader(db),
             list(stores),
             vectors,
+            score_calibration(embedder) if len(vectors) > 1 else None,
             branch=branch,
             include_archived=include_archived,
             limit=limit,

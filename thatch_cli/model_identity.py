@@ -110,3 +110,16 @@ def _write_cache(cache: Path, entries: dict[str, Any]) -> None:
         replace_atomically(cache, json.dumps(dict(list(entries.items())[-64:])), 0o600)
     except OSError:
         pass  # a cache: recomputing is always possible
+
+
+def remembered(cache: Path | None, key: str, compute):
+    """A value worked out once per machine and kept in the identity cache
+    under `key` (compute() when absent)."""
+    entries = _read_cache(cache)
+    if key in entries:
+        return entries[key]
+    value = compute()
+    if cache is not None:
+        entries[key] = value
+        _write_cache(cache, entries)
+    return value

@@ -12,7 +12,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from thatch_cli.storage import schema
 from thatch_cli.storage.maintenance import index_problems
 from thatch_cli.storage.memories import MemoryDB
 
-from helpers import HeldLock, read_only_prefix, thatch_process, wait_until, writable_again
+from helpers import HeldLock, read_only_prefix, wait_until, writable_again
 
 ENV = {"THATCH_MODEL": "fake:64", "THATCH_STORE": "acme/widget", "THATCH_DAEMON": "0"}
 

@@ -89,7 +89,7 @@ def embed(server: Server, request: dict, payload: bytes) -> Reply:
 
 
 def search(server: Server, request: dict, payload: bytes) -> Reply:
-    from ..embeddings import model_space, passage_vectors, query_vectors
+    from ..embeddings import model_space, passage_vectors, query_vectors, score_calibration
     from ..ranking.dense import semantic, to_blob
 
     stores = request["stores"]
@@ -116,7 +116,8 @@ def search(server: Server, request: dict, payload: bytes) -> Reply:
         exclude = {(str(s), str(slug)) for s, slug in request["exclude"]}
     except (TypeError, ValueError):
         raise ErrorReply("bad_request", "exclude must be a list of [store, slug] pairs") from None
-    hits, floor = semantic(loader, stores, vectors, branch=request["branch"],
+    calibration = score_calibration(server.model) if len(vectors) > 1 else None
+    hits, floor = semantic(loader, stores, vectors, calibration, branch=request["branch"],
                            include_archived=request["include_archived"], limit=request["limit"],
                            exclude=exclude, min_score=request["min_score"], any_branch=request["any_branch"])
     return {"model": server.model.name, "dim": dim, "unranked": sum(e.unranked for e in entries.values()),

@@ -106,10 +106,10 @@ class Model:
 
         return self._run(query_vectors, self.get(), text)
 
-    def embed_passage_spaces(self, text: str):
-        from ..embeddings import passage_vectors
+    def score_calibration(self):
+        from ..embeddings import score_calibration
 
-        return self._run(passage_vectors, self.get(), text)
+        return self._run(score_calibration, self.get())
 
     def close(self) -> None:
         self._worker.shutdown(wait=False, cancel_futures=True)

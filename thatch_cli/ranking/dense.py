@@ -155,19 +155,24 @@ def db_loader(db) -> VectorLoader:
 
 
 def semantic(loader: VectorLoader, stores: Sequence[str], vectors: Mapping[str, np.ndarray],
+             calibration: Mapping[str, tuple[float, float]] | None = None,
              **options) -> tuple[list[Hit], float | None]:
     """The best hits across every space, each store's rows of a space scored
-    with the query's vector of that space, and the lowest cosine in scope:
-    top_scores over what `loader` gives (`options` are top_scores' filters)."""
+    with the query's vector of that space (and, for a space `calibration`
+    names, mapped onto the model's own scale: scale * cosine + offset), and
+    the lowest score in scope: top_scores over what `loader` gives
+    (`options` are top_scores' filters)."""
     spaces = tuple(vectors)
     dim = int(next(iter(vectors.values())).shape[-1])
     loaded = [loader(store, spaces, dim) for store in stores]
     found: list[tuple[str, str, float]] = []
     floor: float | None = None
     for space, vector in vectors.items():
+        scale, offset = (calibration or {}).get(space, (1.0, 0.0))
         scored, lowest = top_scores([per_store[space] for per_store in loaded], vector, **options)
-        found += scored
+        found += [(store, slug, scale * score + offset) for store, slug, score in scored]
         if lowest is not None:
+            lowest = scale * lowest + offset
             floor = lowest if floor is None else min(floor, lowest)
     found.sort(key=lambda hit: (-round(hit[2], 6), hit[0], hit[1]))
     limit = options.get("limit", len(found))

