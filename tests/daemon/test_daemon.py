@@ -539,3 +539,39 @@ def test_saves_patch_the_cache_and_recall_stays_exact(daemon_env):
     warm = thatch_json(daemon_env, "recall", "deploy workflow")[1]
     assert "deploy" not in [r["slug"] for r in warm["results"]]
     assert status(daemon_env)["cache_loads"] == 3
+
+
+# -- a stopped daemon, alternating models ------------------------------------------------------
+
+
+def test_a_stopped_daemon_costs_seconds_then_the_command_goes_on_in_process(daemon_env):
+    """SIGSTOP: the socket still accepts, nothing answers. Each request pings
+    the daemon while it waits and gives up within seconds (the timeout below
+    is far under the 120 s a request may take while a model loads)."""
+    seed(daemon_env)
+    pid = thatch_json(daemon_env, "daemon", "start")[1]["pid"]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        code, data, err = thatch_json(daemon_env, "recall", "publish the package", timeout=30)
+        assert code == 0 and data["results"][0]["slug"] == "release"
+        assert "daemon unavailable (the daemon stopped answering" in err and "in-process" in err
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert thatch_json(daemon_env, "recall", "publish the package")[2] == ""  # served again once it runs
+
+
+def test_alternating_models_do_not_restart_the_daemon_every_call(daemon_env):
+    seed(daemon_env)
+    first = thatch_json(daemon_env, "daemon", "start")[1]["pid"]
+    other = {**daemon_env, "THATCH_MODEL": "fake:32"}
+    assert thatch_json(other, "recall", "publish")[0] == 0  # a real switch: replaced once
+    serving = status(other)
+    assert serving["model"] == "fake:32" and serving["pid"] != first
+    for env in (daemon_env, other, daemon_env, other):
+        code, data, err = thatch_json(env, "recall", "publish the package")
+        assert code == 0 and data["results"], err
+        if env is daemon_env:  # the odd one out embeds in-process, with its results intact
+            assert data["results"][0]["slug"] == "release"
+            assert "serves another model and was replaced moments ago" in err
+    assert status(other)["pid"] == serving["pid"]
+    assert daemon_pids(daemon_env) == [serving["pid"]]

@@ -16,6 +16,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..validate import control_characters
+
 KINDS = ("labels", "stores", "branches")
 
 
@@ -69,7 +71,9 @@ def main(argv: list[str]) -> int:
     except Exception:
         return 0  # never break the user's shell over a completion
     # One per line: the scripts split on newlines, so labels may hold spaces.
-    lines = [v for v in found if v and "\n" not in v]
+    # A value with a control character (a crafted HEAD, a row written by
+    # hand) is no name to type, and a terminal listing candidates would obey it.
+    lines = [v for v in found if v and not control_characters(v)]
     try:
         sys.stdout.write("".join(f"{v}\n" for v in lines))
         sys.stdout.flush()

@@ -49,8 +49,10 @@ def summary_line(store: str, branch: str | None, counts: Mapping[str | None, int
 def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | None, bool]:
     """(new state, line to show or None, entered another repository)."""
     place = scope.here(env, cwd)
-    name = one_line(place.store)  # the state travels as one line; tabs become spaces
-    state = name + SEP + (place.branch or "")
+    # The state travels as one line (tabs become spaces) and never carries a
+    # control character from a crafted HEAD back through the shell.
+    name = one_line(place.store)
+    state = name + SEP + one_line(place.branch or "")
     prev_store = prev.split(SEP, 1)[0] if prev else None
     if place.repo is not None and place.branch is None and prev_store == name:
         # A detached HEAD (rebase, bisect) keeps the branch it left as the
