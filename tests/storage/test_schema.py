@@ -204,12 +204,20 @@ def test_writes_from_any_tool_keep_the_index_exact(tmp_path):
     conn.execute("UPDATE entries SET content = '# note 5\n\nrewritten zebra' WHERE slug = 'n5'")
     conn.execute("UPDATE entries SET slug = 'renamed', label = 'renamed' WHERE slug = 'n9'")
     conn.execute("UPDATE entries SET archived = 1 WHERE slug = 'n1'")  # not an indexed column
+    # INSERT OR REPLACE deletes the old row without firing delete triggers.
+    conn.execute("INSERT OR REPLACE INTO entries (slug, store, label, content, created_at, updated_at)"
+                 " VALUES ('n6', 's', 'note 6', '# note 6\n\nrewritten zebra', 't', 't')")
+    conn.execute("INSERT OR REPLACE INTO entries (slug, store, label, content, created_at, updated_at)"
+                 " VALUES ('n6', 's', 'note 6', '# note 6\n\nreplaced by walrus', 't', 't')")
     conn.commit()
     _fts_consistent(conn)
     conn.close()
     store = MemoryDB.open(path)
     assert [h.slug for h in lexical_hits(store, ["s"], "zebra", branch=None, include_archived=False, limit=5)] == ["n5"]
     assert lexical_hits(store, ["s"], "body 3", branch=None, include_archived=False, limit=50)[0].slug != "n3"
+    # The replaced text is gone from the index: its word finds only n5 now.
+    assert [h.slug for h in lexical_hits(store, ["s"], "walrus", branch=None, include_archived=False, limit=5)] \
+        == ["n6"]
     _fts_consistent(store.conn)
 
 
