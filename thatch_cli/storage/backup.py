@@ -6,7 +6,9 @@ taken online: other processes keep reading and writing meanwhile. It counts
 as made only once verified: `PRAGMA integrity_check` answers ok and every
 table holds as many rows as the database did at that moment (counted
 before and after the copy; a write in between means another try). A backup
-that fails verification is deleted, never left looking usable.
+that fails verification is deleted, never left looking usable. Under a
+steady stream of writes the last attempt keeps writers out (they queue, as
+behind any writer) while it copies.
 
 Restoring copies a verified backup into the live file through SQLite's
 backup API, so processes that have the database open (the daemon, a
@@ -20,7 +22,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 ATTEMPTS = 3
 
@@ -112,35 +116,61 @@ def verify(path: Path, expected: dict[str, int | None] | None = None) -> dict[st
 
 def copy_verified(source: Path, target: Path, *, timeout: float = 10.0) -> dict[str, int | None]:
     """VACUUM INTO `target` (which must not exist) and verify it; returns
-    the row counts. Raises BackupFailed, leaving no `target` behind."""
+    the row counts. The copy runs without blocking anyone; if writers keep
+    changing the database under it, the last attempt holds the write lock
+    for the length of the copy (readers go on, writers queue). Raises
+    BackupFailed, leaving no `target` behind."""
     try:
         conn = _source(source, timeout)
     except sqlite3.Error as exc:
         raise BackupFailed(f"cannot read {source}: {exc}") from None
     try:
-        for _ in range(ATTEMPTS):
+        for attempt in range(1, ATTEMPTS + 1):
             try:
-                before = _counts_now(conn)
-                _create_empty(target)
-                try:
-                    conn.execute("VACUUM INTO ?", (str(target),))
-                    _sync(target)
-                    after = _counts_now(conn)
-                    if after != before:
-                        raise _Moved
-                    return verify(target, before)
-                except BaseException:
-                    target.unlink(missing_ok=True)
-                    raise
+                with _writers_held(source, timeout, attempt == ATTEMPTS):
+                    return _copy_once(conn, target)
             except _Moved:
                 continue
             except sqlite3.Error as exc:
                 raise BackupFailed(f"cannot copy {source}: {exc}") from None
             except OSError as exc:
                 raise BackupFailed(f"cannot write {target}: {exc.strerror or exc}") from None
-        raise BackupFailed(f"{source} kept changing during {ATTEMPTS} copies; try again")
+        raise BackupFailed(f"{source} kept changing while it was copied; try again")
     finally:
         conn.close()
+
+
+def _copy_once(conn: sqlite3.Connection, target: Path) -> dict[str, int | None]:
+    before = _counts_now(conn)
+    _create_empty(target)
+    try:
+        conn.execute("VACUUM INTO ?", (str(target),))
+        _sync(target)
+        if _counts_now(conn) != before:
+            raise _Moved
+        return verify(target, before)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def _writers_held(source: Path, timeout: float, hold: bool) -> Iterator[None]:
+    """With `hold`, keep other writers out (a write transaction that writes
+    nothing) for the length of the block; a file we cannot write has no
+    writers to keep out."""
+    if not hold or not os.access(source, os.W_OK):
+        yield
+        return
+    lock = sqlite3.connect(source, timeout=timeout, isolation_level=None)
+    try:
+        lock.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        finally:
+            lock.execute("ROLLBACK")
+    finally:
+        lock.close()
 
 
 class _Moved(Exception):
