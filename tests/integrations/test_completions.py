@@ -246,16 +246,22 @@ class Terminal:
         os.close(self.fd)
 
 
-def test_zsh_completes_in_a_real_shell(world, tmp_path):
-    if not shutil.which("zsh"):
-        pytest.skip("zsh not installed (apt-get install zsh)")
+def zsh_terminal(world, tmp_path) -> Terminal:
+    """An interactive zsh with the generated completion loaded, at its prompt."""
     fpath = tmp_path / "zfunc"
     fpath.mkdir()
     shutil.copy(SCRIPTS["zsh"], fpath / "_thatch")
     term = Terminal(["zsh", "-f", "-i"], world["env"], world["repo"])
+    term.type(f"fpath=({fpath} $fpath); autoload -U compinit; compinit -u -D; PS1='READY> '\n")
+    term.read_until(r"READY> $")
+    return term
+
+
+def test_zsh_completes_in_a_real_shell(world, tmp_path):
+    if not shutil.which("zsh"):
+        pytest.skip("zsh not installed (apt-get install zsh)")
+    term = zsh_terminal(world, tmp_path)
     try:
-        term.type(f"fpath=({fpath} $fpath); autoload -U compinit; compinit -u -D; PS1='READY> '\n")
-        term.read_until(r"READY> $")
         cases = [
             ("thatch hyg", r"thatch hygiene $"),
             ("thatch dedup k", r"thatch dedup keep $"),
@@ -424,13 +430,8 @@ def test_bash_puts_a_dash_label_after_double_dash(dashed):
 
 
 def test_zsh_puts_a_dash_label_after_double_dash(dashed, tmp_path):
-    fpath = tmp_path / "zfunc"
-    fpath.mkdir()
-    shutil.copy(SCRIPTS["zsh"], fpath / "_thatch")
-    term = Terminal(["zsh", "-f", "-i"], dashed["env"], dashed["repo"])
+    term = zsh_terminal(dashed, tmp_path)
     try:
-        term.type(f"fpath=({fpath} $fpath); autoload -U compinit; compinit -u -D; PS1='READY> '\n")
-        term.read_until(r"READY> $")
         for number, (typed, expected) in enumerate([
                 ("thatch show -- -v", r"thatch show -- -v\\ is\\ verbose $"),
                 ("thatch forget TOD", r"thatch forget TODO:\\ fix\\ deploy $")]):

@@ -97,6 +97,19 @@ CREATE TRIGGER entries_fts_au AFTER UPDATE OF slug, store, label, content ON ent
 END;
 """
 
+_DROP_FTS_TRIGGERS = """
+DROP TRIGGER IF EXISTS entries_fts_ai;
+DROP TRIGGER IF EXISTS entries_fts_ad;
+DROP TRIGGER IF EXISTS entries_fts_au;
+"""
+# Fill the index (and its row map) from entries afresh.
+_REINDEX = """
+DELETE FROM entries_fts;
+DELETE FROM thatch_cli_fts_rows;
+INSERT INTO entries_fts (slug, store, label, content) SELECT slug, store, label, content FROM entries;
+INSERT INTO thatch_cli_fts_rows (store, slug, fts_rowid) SELECT store, slug, rowid FROM entries_fts;
+"""
+
 # A contentful FTS table keyed by (slug, store), not an external-content one:
 # entries has no INTEGER PRIMARY KEY, so its rowids may change on VACUUM.
 # Triggers keep it in step with writes from either tool. The per-store
@@ -166,14 +179,7 @@ CREATE TABLE IF NOT EXISTS thatch_cli_fts_rows (
     fts_rowid INTEGER NOT NULL,
     PRIMARY KEY (store, slug)
 );
-DROP TRIGGER IF EXISTS entries_fts_ai;
-DROP TRIGGER IF EXISTS entries_fts_ad;
-DROP TRIGGER IF EXISTS entries_fts_au;
-DELETE FROM entries_fts;
-DELETE FROM thatch_cli_fts_rows;
-INSERT INTO entries_fts (slug, store, label, content) SELECT slug, store, label, content FROM entries;
-INSERT INTO thatch_cli_fts_rows (store, slug, fts_rowid) SELECT store, slug, rowid FROM entries_fts;
-CREATE TRIGGER entries_fts_ai AFTER INSERT ON entries BEGIN
+""" + _DROP_FTS_TRIGGERS + _REINDEX + """CREATE TRIGGER entries_fts_ai AFTER INSERT ON entries BEGIN
     INSERT INTO entries_fts (slug, store, label, content)
     VALUES (new.slug, new.store, new.label, new.content);
     INSERT OR REPLACE INTO thatch_cli_fts_rows (store, slug, fts_rowid)
@@ -196,15 +202,7 @@ END;
 """,
     # History (storage/history.py), an exact keyword index whatever SQL
     # another program runs, and which git process recorded a branch deletion.
-    4: history.MIGRATION + """
-DROP TRIGGER IF EXISTS entries_fts_ai;
-DROP TRIGGER IF EXISTS entries_fts_ad;
-DROP TRIGGER IF EXISTS entries_fts_au;
-""" + _FTS_TRIGGERS + """
-DELETE FROM entries_fts;
-DELETE FROM thatch_cli_fts_rows;
-INSERT INTO entries_fts (slug, store, label, content) SELECT slug, store, label, content FROM entries;
-INSERT INTO thatch_cli_fts_rows (store, slug, fts_rowid) SELECT store, slug, rowid FROM entries_fts;
+    4: history.MIGRATION + _DROP_FTS_TRIGGERS + _FTS_TRIGGERS + _REINDEX + """
 ALTER TABLE thatch_cli_deleted_branches ADD COLUMN git_pid INTEGER;
 INSERT OR REPLACE INTO thatch_cli_meta (key, value)
     SELECT 'model_paths', 'pending' WHERE EXISTS (SELECT 1 FROM entries WHERE model LIKE '/%');
