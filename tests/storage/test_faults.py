@@ -20,7 +20,7 @@ from thatch_cli.storage import schema
 from thatch_cli.storage.maintenance import index_problems
 from thatch_cli.storage.memories import MemoryDB
 
-from helpers import HeldLock, read_only_prefix, wait_until, writable_again
+from helpers import HeldLock, read_only_prefix, stop_all, wait_until, writable_again
 
 ENV = {"THATCH_MODEL": "fake:64", "THATCH_STORE": "acme/widget", "THATCH_DAEMON": "0"}
 
@@ -138,7 +138,12 @@ def test_reads_work_on_a_read_only_mount_and_writes_say_why_not(tmp_path):
         assert "read-only" in one_error_line(write.stderr)
         forget = run(["forget", "note 1", "--json"], db, prefix=prefix)
         assert forget.returncode == 6 and json.loads(forget.stdout)["error"]["code"] == "database"
+        # The daemon (started inside the same read-only view) reads it too.
+        served = run(["recall", "deploy step", "--json"], db, prefix=prefix, THATCH_DAEMON="1")
+        assert served.returncode == 0 and "daemon unavailable" not in served.stderr, served.stderr
+        assert len(json.loads(served.stdout)["results"]) == 3
     finally:
+        stop_all(os.environ)
         if not prefix:
             writable_again(home)
     assert db.read_bytes() == before

@@ -164,10 +164,10 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
                 continue
             try:
                 count = hooks.record_deletion(conn, store, branch, now or format_ts(system_clock()), git_pid)
-            except sqlite3.OperationalError:
+            except sqlite3.OperationalError as exc:
                 # Git must not wait behind another writer: say what was missed.
-                _say(f"thatch: the database is busy (another process is writing); the deletion of"
-                     f" {one_line(branch)} was not recorded")
+                why = "read-only" if "readonly" in str(exc) else "busy (another process is writing)"
+                _say(f"thatch: the database is {why}; the deletion of {one_line(branch)} was not recorded")
                 continue
             if count:
                 _say(f"thatch: {_plural(count, 'memory was', 'memories were')} scoped to deleted branch"

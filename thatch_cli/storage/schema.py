@@ -363,7 +363,7 @@ def connect_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection
     try:
         if not path.is_file():
             raise DatabaseError(f"no thatch database at {path}")
-        conn = _open(path, timeout)
+        conn = _open(path, timeout) if _writable(path) else _open_read_only(path, timeout)
         version = _schema_version(conn)
         if version != SCHEMA_VERSION:
             conn.close()
