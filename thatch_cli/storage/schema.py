@@ -171,7 +171,8 @@ CREATE TABLE IF NOT EXISTS thatch_cli_deleted_branches (
     # Which FTS row holds each memory. The FTS table can only find a memory
     # by its (UNINDEXED) store and slug with a full scan, so every delete or
     # overwrite cost ~35 ms at 100k memories; through this map it is one
-    # rowid lookup. The index is rebuilt once to fill the map.
+    # rowid lookup. Schema 4 (which every upgrade runs too) rebuilds the
+    # index to fill the map and creates the triggers that keep both in step.
     3: """
 CREATE TABLE IF NOT EXISTS thatch_cli_fts_rows (
     store TEXT NOT NULL,
@@ -179,27 +180,7 @@ CREATE TABLE IF NOT EXISTS thatch_cli_fts_rows (
     fts_rowid INTEGER NOT NULL,
     PRIMARY KEY (store, slug)
 );
-""" + _DROP_FTS_TRIGGERS + _REINDEX + """CREATE TRIGGER entries_fts_ai AFTER INSERT ON entries BEGIN
-    INSERT INTO entries_fts (slug, store, label, content)
-    VALUES (new.slug, new.store, new.label, new.content);
-    INSERT OR REPLACE INTO thatch_cli_fts_rows (store, slug, fts_rowid)
-    VALUES (new.store, new.slug, last_insert_rowid());
-END;
-CREATE TRIGGER entries_fts_ad AFTER DELETE ON entries BEGIN
-    DELETE FROM entries_fts WHERE rowid =
-        (SELECT fts_rowid FROM thatch_cli_fts_rows WHERE store = old.store AND slug = old.slug);
-    DELETE FROM thatch_cli_fts_rows WHERE store = old.store AND slug = old.slug;
-END;
-CREATE TRIGGER entries_fts_au AFTER UPDATE OF slug, store, label, content ON entries BEGIN
-    DELETE FROM entries_fts WHERE rowid =
-        (SELECT fts_rowid FROM thatch_cli_fts_rows WHERE store = old.store AND slug = old.slug);
-    DELETE FROM thatch_cli_fts_rows WHERE store = old.store AND slug = old.slug;
-    INSERT INTO entries_fts (slug, store, label, content)
-    VALUES (new.slug, new.store, new.label, new.content);
-    INSERT OR REPLACE INTO thatch_cli_fts_rows (store, slug, fts_rowid)
-    VALUES (new.store, new.slug, last_insert_rowid());
-END;
-""",
+""" + _DROP_FTS_TRIGGERS,
     # History (storage/history.py), an exact keyword index whatever SQL
     # another program runs, and which git process recorded a branch deletion.
     4: history.MIGRATION + _DROP_FTS_TRIGGERS + _FTS_TRIGGERS + _REINDEX + """
