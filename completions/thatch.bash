@@ -5,8 +5,9 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='archive completion daemon dedup duplicates export forget hooks hygiene import init list recall reindex remember rescope show stores' ;;
+        '') _thatch_r='archive completion config daemon dedup duplicates export forget hooks hygiene import init list recall reindex remember rescope show stores' ;;
         'completion') _thatch_r='install show' ;;
+        'config') _thatch_r='get list path set unset' ;;
         'daemon') _thatch_r='start status stop' ;;
         'dedup') _thatch_r='keep list mark' ;;
         'hooks') _thatch_r='install status uninstall' ;;
@@ -22,6 +23,12 @@ _thatch_options() {
         'completion') _thatch_r='--help -h' ;;
         'completion install') _thatch_r='--json --help -h' ;;
         'completion show') _thatch_r='--json --help -h' ;;
+        'config') _thatch_r='--help -h' ;;
+        'config get') _thatch_r='--json --help -h' ;;
+        'config list') _thatch_r='--json --help -h' ;;
+        'config path') _thatch_r='--json --help -h' ;;
+        'config set') _thatch_r='--json --help -h' ;;
+        'config unset') _thatch_r='--json --help -h' ;;
         'daemon') _thatch_r='--help -h' ;;
         'daemon start') _thatch_r='--json --help -h' ;;
         'daemon status') _thatch_r='--json --help -h' ;;

@@ -37,8 +37,8 @@ class Context:
     clock: Clock = system_clock
     embedder_factory: Callable[[Mapping[str, str]], "Embedder"] = _default_embedder
     # Let vectors come from the warm daemon (starting it when needed). Only
-    # real process runs turn this on; an injected embedder_factory or
-    # THATCH_DAEMON=0 keeps everything in-process regardless.
+    # real process runs turn this on; an injected embedder_factory or the
+    # daemon.enabled setting (THATCH_DAEMON=0) keeps everything in-process regardless.
     use_daemon: bool = False
     stdin: IO[str] | None = field(default=None, repr=False)
     stdout: IO[str] | None = field(default=None, repr=False)
@@ -89,12 +89,20 @@ class Context:
             self._embedder = self.embedder_factory(self.env)
         return self._embedder
 
+    def setting(self, key: str):
+        """The value of setting `key` (settings.py); a broken settings file or
+        value is this command's error (SettingsError)."""
+        from .settings import value
+
+        return value(self.env, key)
+
     def daemon_enabled(self) -> bool:
         if not self.use_daemon or self.embedder_factory is not _default_embedder:
             return False
-        from .daemon.runtime import disabled
-
-        return not disabled(self.env)
+        # Read strictly here: the daemon's own readers fall back to defaults,
+        # and a broken model setting must not silently become the default model.
+        self.setting("model")
+        return bool(self.setting("daemon.enabled"))
 
     def engine(self):
         """Embedding and dense search for this command (engine.py): the

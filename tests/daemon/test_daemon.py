@@ -463,7 +463,6 @@ def test_recall_client_imports_no_numpy_when_the_daemon_serves(daemon_env, tmp_p
 def test_runtime_mirrors_paths_and_embeddings(tmp_path, minilm_path):
     from thatch_cli import embeddings, paths
 
-    assert runtime.DEFAULT_MODEL == embeddings.DEFAULT_MODEL
     env = {"XDG_RUNTIME_DIR": str(tmp_path)}
     assert runtime.runtime_dir(env) == str(paths.runtime_dir(env))
     assert runtime.runtime_dir({}) == str(paths.runtime_dir({}))

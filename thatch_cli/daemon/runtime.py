@@ -24,12 +24,8 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the ho
 if TYPE_CHECKING:
     from typing import Mapping
 
-from .. import __version__
+from .. import __version__, settings
 
-# Must equal embeddings.DEFAULT_MODEL (a test checks); duplicated so the
-# prompt hook need not import the embeddings module.
-DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
-DEFAULT_IDLE_SECONDS = 600.0
 
 SOCKET = "daemon.sock"
 LOCK = "daemon.lock"
@@ -43,15 +39,13 @@ class UnsafeRuntime(Exception):
 
 
 def disabled(env: Mapping[str, str]) -> bool:
-    return (env.get("THATCH_DAEMON") or "").strip().lower() in ("0", "off", "false", "no")
+    """Whether the daemon is switched off (setting daemon.enabled). Lenient,
+    as every reader here: a broken settings file means the default."""
+    return not settings.value(env, "daemon.enabled", strict=False)
 
 
 def idle_seconds(env: Mapping[str, str]) -> float:
-    try:
-        value = float(env.get("THATCH_DAEMON_IDLE") or DEFAULT_IDLE_SECONDS)
-    except ValueError:
-        return DEFAULT_IDLE_SECONDS
-    return value if value > 0 else DEFAULT_IDLE_SECONDS
+    return float(settings.value(env, "daemon.idle", strict=False))
 
 
 def runtime_dir(env: Mapping[str, str]) -> str:
@@ -106,9 +100,9 @@ def check_socket(path: str) -> None:
 
 def expected_model(env: Mapping[str, str]) -> str:
     """The name the embedder built from `env` will report, computed without
-    loading it: a local folder is named by its resolved absolute path
+    loading it (from the same setting as embeddings.model_name): a local folder is named by its resolved absolute path
     (as SentenceTransformerEmbedder does), anything else as given."""
-    name = env.get("THATCH_MODEL") or DEFAULT_MODEL
+    name = settings.value(env, "model", strict=False)
     if name.startswith("fake:"):
         return name
     path = os.path.expanduser(name)

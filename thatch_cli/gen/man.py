@@ -34,8 +34,6 @@ ENVIRONMENT = [
     ("THATCH_DB", "Path of the database file. Overrides the default location."),
     ("THATCH_DB_PATH", "The original thatch's name for THATCH_DB, honoured so one setting points both "
                        "tools at the same file. THATCH_DB wins when both are set."),
-    ("THATCH_MODEL", "Embedding model: a Hugging Face model id or a local model folder "
-                     "(default BAAI/bge-small-en-v1.5)."),
     ("THATCH_STORE", "Store to use instead of the one detected from the current directory. "
                      "An explicit --store still wins."),
     ("THATCH_QUIET", "When set to 1, the shell prompt hook (thatch init) stays silent."),
