@@ -22,7 +22,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'show|--store' 'show|-s'
+        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'show|--store' 'show|-s'
             return 0
     end
     return 1
@@ -270,12 +270,14 @@ complete -c thatch -n '__thatch_at \'recall\'' -l all-stores -d 'Search every st
 complete -c thatch -n '__thatch_at \'recall\'' -s a -d 'Search every store'
 complete -c thatch -n '__thatch_at \'recall\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Include this branch\'s memories instead of the current branch\'s'
 complete -c thatch -n '__thatch_at \'recall\'' -s b -r -f -a '(__thatch_values branches)' -d 'Include this branch\'s memories instead of the current branch\'s'
-complete -c thatch -n '__thatch_at \'recall\'' -l limit -r -f -d 'Most results to show'
-complete -c thatch -n '__thatch_at \'recall\'' -s n -r -f -d 'Most results to show'
+complete -c thatch -n '__thatch_at \'recall\'' -l limit -r -f -d 'Most results to show (default: setting recall.limit, 10)'
+complete -c thatch -n '__thatch_at \'recall\'' -s n -r -f -d 'Most results to show (default: setting recall.limit, 10)'
 complete -c thatch -n '__thatch_at \'recall\'' -l include-archived -d 'Search archived memories too'
 complete -c thatch -n '__thatch_at \'recall\'' -l mode -r -f -a 'hybrid semantic lexical' -d 'Ranking: hybrid (meaning and exact words), semantic or lexical'
 complete -c thatch -n '__thatch_at \'recall\'' -s m -r -f -a 'hybrid semantic lexical' -d 'Ranking: hybrid (meaning and exact words), semantic or lexical'
-complete -c thatch -n '__thatch_at \'recall\'' -l budget -r -f -d 'Cap the output at CHARS characters, dropping whole results'
+complete -c thatch -n '__thatch_at \'recall\'' -l floor -r -f -d 'Leave out matches scoring below SCORE, 0-1 (default: setting recall.floor, 0.3; 0 shows all)'
+complete -c thatch -n '__thatch_at \'recall\'' -l show-weak -d 'Also list the matches below the floor, apart (never counted as recalled)'
+complete -c thatch -n '__thatch_at \'recall\'' -l budget -r -f -d 'Cap stdout at CHARS characters, dropping whole results (JSON becomes one compact line)'
 complete -c thatch -n '__thatch_at \'recall\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
 complete -c thatch -n '__thatch_at \'recall\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'recall\'' -s h -d 'Show help and exit'

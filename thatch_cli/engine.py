@@ -41,15 +41,13 @@ class Host(Protocol):
 class Answer:
     """What a search returns: the model's name (as stored in the `model`
     column) and dimension, the hits, how many rows of the searched stores the
-    model cannot rank, for a passage search the passage's vector, and the
-    lowest score of any row in scope (None when nothing was in scope)."""
+    model cannot rank, and for a passage search the passage's vector."""
 
-    __slots__ = ("model", "dim", "hits", "unranked", "vector", "floor")
+    __slots__ = ("model", "dim", "hits", "unranked", "vector")
 
     def __init__(self, model: str, dim: int, hits: list[Hit] | None = None, unranked: int = 0,
-                 vector: bytes | None = None, floor: float | None = None) -> None:
+                 vector: bytes | None = None) -> None:
         self.model, self.dim, self.hits, self.unranked, self.vector = model, dim, hits or [], unranked, vector
-        self.floor = floor
 
     def __repr__(self) -> str:
         return f"Answer(model={self.model!r}, dim={self.dim}, hits={self.hits!r}, unranked={self.unranked})"
@@ -110,7 +108,7 @@ class LocalEngine:
         if inventory and stores:
             unranked = sum(count for model, length, count in inventory(db, list(stores))
                            if length != 4 * dim or model_space(model) != space)
-        hits, floor = semantic(
+        hits = semantic(
             db_loader(db),
             list(stores),
             vector,
@@ -122,7 +120,7 @@ class LocalEngine:
             min_score=min_score,
             any_branch=any_branch,
         )
-        return Answer(embedder.name, dim, hits, unranked, to_blob(vector) if query is None else None, floor)
+        return Answer(embedder.name, dim, hits, unranked, to_blob(vector) if query is None else None)
 
     def embed_passages(self, texts: Sequence[str]) -> Embedded:
         from .ranking.dense import to_blob
@@ -200,9 +198,7 @@ class DaemonEngine:
             if got is not None:
                 reply, payload = got
                 hits = [Hit(store, slug, float(score), "semantic") for store, slug, score in reply["hits"]]
-                floor = reply["floor"]
-                return Answer(reply["model"], reply["dim"], hits, reply["unranked"], payload or None,
-                              float(floor) if floor is not None else None)
+                return Answer(reply["model"], reply["dim"], hits, reply["unranked"], payload or None)
         assert self.local is not None
         return self.local.search(stores, query=query, passage=passage, branch=branch,
                                  include_archived=include_archived, limit=limit, exclude=exclude,

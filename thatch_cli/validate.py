@@ -89,6 +89,12 @@ def mode(value: str) -> str:
     return chosen
 
 
+def floor(value: float, option: str = "--floor") -> float:
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 1):
+        raise InvalidInput(f"{option} must be between 0 and 1, got {value}")
+    return float(value)
+
+
 def threshold(value: float) -> float:
     if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= 1):
         raise InvalidInput(f"--threshold must be above 0 and at most 1, got {value}")

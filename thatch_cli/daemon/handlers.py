@@ -114,11 +114,11 @@ def search(server: Server, request: dict, payload: bytes) -> Reply:
         exclude = {(str(s), str(slug)) for s, slug in request["exclude"]}
     except (TypeError, ValueError):
         raise ErrorReply("bad_request", "exclude must be a list of [store, slug] pairs") from None
-    hits, floor = semantic(loader, stores, vector, space=space, branch=request["branch"],
-                           include_archived=request["include_archived"], limit=request["limit"],
-                           exclude=exclude, min_score=request["min_score"], any_branch=request["any_branch"])
+    hits = semantic(loader, stores, vector, space=space, branch=request["branch"],
+                    include_archived=request["include_archived"], limit=request["limit"],
+                    exclude=exclude, min_score=request["min_score"], any_branch=request["any_branch"])
     return {"model": server.model.name, "dim": dim, "unranked": sum(e.unranked for e in entries.values()),
-            "floor": floor, "hits": [[h.store, h.slug, h.score] for h in hits]}, returned
+            "hits": [[h.store, h.slug, h.score] for h in hits]}, returned
 
 
 def saved(server: Server, request: dict, payload: bytes) -> Reply:

@@ -83,14 +83,11 @@ def top_scores(
     exclude: set[tuple[str, str]] = frozenset(),
     min_score: float | None = None,
     any_branch: bool = False,
-) -> tuple[list[tuple[str, str, float]], float | None]:
+) -> list[tuple[str, str, float]]:
     """Best (store, slug, cosine) across indexes, ties broken by store then slug
-    so results are identical however the vectors were loaded; and the lowest
-    cosine among every row in scope (None when there is none), the bottom of
-    the scale hybrid ranking normalises against."""
+    so results are identical however the vectors were loaded."""
     query = normalise(query.reshape(-1))
     found: list[tuple[str, str, float]] = []
-    floor: float | None = None
     for index in indexes:
         if not index.slugs:
             continue
@@ -99,8 +96,6 @@ def top_scores(
             continue
         # Multiply first, select after: indexing the matrix would copy it (150 MB at 100k rows).
         scores = (index.matrix @ query)[keep]
-        lowest = float(scores.min())
-        floor = lowest if floor is None else min(floor, lowest)
         if min_score is not None:
             passing = scores >= min_score
             keep, scores = keep[passing], scores[passing]
@@ -113,7 +108,7 @@ def top_scores(
             if (index.store, slug) not in exclude:
                 found.append((index.store, slug, float(scores[i])))
     found.sort(key=lambda hit: (-round(hit[2], 6), hit[0], hit[1]))
-    return found[:limit], floor
+    return found[:limit]
 
 
 VectorLoader = Callable[[str, str, int], StoreVectors]
@@ -137,10 +132,9 @@ def db_loader(db) -> VectorLoader:
 
 
 def semantic(loader: VectorLoader, stores: Sequence[str], query_vector, *, space: str,
-             **options) -> tuple[list[Hit], float | None]:
-    """The best hits, and the lowest cosine in scope: top_scores over the
-    `stores` that `loader` gives for the query's space and width (`options`
-    are top_scores' filters)."""
+             **options) -> list[Hit]:
+    """The best hits: top_scores over the `stores` that `loader` gives for
+    the query's space and width (`options` are top_scores' filters)."""
     dim = int(query_vector.shape[-1])
-    scored, floor = top_scores([loader(store, space, dim) for store in stores], query_vector, **options)
-    return [Hit(store, slug, score, "semantic") for store, slug, score in scored], floor
+    scored = top_scores([loader(store, space, dim) for store in stores], query_vector, **options)
+    return [Hit(store, slug, score, "semantic") for store, slug, score in scored]
