@@ -33,6 +33,12 @@ class Host(Protocol):
 
     def notice(self, text: str) -> None: ...
 
+    def waiting(self, message: str): ...
+
+
+# What a person sees while an engine waits (Context.waiting; only after half a second).
+IN_PROCESS = "loading the embedding model"
+DAEMON = "waiting for the background model process"
 
 # Plain classes, not dataclasses: building a dataclass compiles its methods
 # at import, ~0.4 ms each on every `thatch recall`.
@@ -98,10 +104,8 @@ class LocalEngine:
         if meanwhile is not None:
             meanwhile()
         embedder = self.ctx.embedder()
-        if query is not None:
-            vector = embedder.embed_query(query)
-        else:
-            vector = embedder.embed_passages([passage or ""])[0]
+        with self.ctx.waiting(IN_PROCESS):
+            vector = embedder.embed_query(query) if query is not None else embedder.embed_passages([passage or ""])[0]
         space, dim = model_space(embedder.name) or "", int(vector.shape[-1])
         db = self.ctx.db()
         unranked = 0
@@ -126,7 +130,8 @@ class LocalEngine:
         from .ranking.dense import to_blob
 
         embedder = self.ctx.embedder()
-        vectors = embedder.embed_passages(list(texts))
+        with self.ctx.waiting(IN_PROCESS):
+            vectors = embedder.embed_passages(list(texts))
         dim = int(vectors.shape[-1]) if len(texts) else self.model_info()[1]
         return Embedded(embedder.name, dim, [to_blob(v) for v in vectors])
 
@@ -140,7 +145,8 @@ class LocalEngine:
     def model_info(self) -> tuple[str, int]:
         """(model name, dimension); loads the model."""
         embedder = self.ctx.embedder()
-        probe = embedder.embed_query("dimension probe")
+        with self.ctx.waiting(IN_PROCESS):
+            probe = embedder.embed_query("dimension probe")
         return embedder.name, int(probe.shape[-1])
 
     def close(self) -> None:
@@ -172,7 +178,8 @@ class DaemonEngine:
         from .daemon.protocol import ErrorReply
 
         try:
-            return self.client.call(op, meanwhile=meanwhile, **fields)
+            with self.ctx.waiting(DAEMON):
+                return self.client.call(op, meanwhile=meanwhile, **fields)
         except ErrorReply as err:
             if err.code == "model_unavailable":
                 raise ModelUnavailable(err.message) from None
