@@ -15,8 +15,9 @@ Hybrid combines them as independent evidence, 1 - (1 - semantic)(1 - lexical):
 a memory found by one ranker keeps that ranker's score, agreement raises it,
 and a score never exceeds 1. So `score` is comparable across modes and
 against recall.floor. `python bench/relevance_floor.py` measures the scale
-and the floor; `python bench/locomo.py` the ranking (it ranks LoCoMo better
-than the min-max score fusion it replaces and reciprocal-rank fusion).
+and the floor; `python bench/locomo.py` the ranking (on LoCoMo as good as
+the min-max fusion it replaced, better than reciprocal-rank fusion).
+docs/recall.md has the figures.
 Pure Python: the warm recall client never imports numpy.
 """
 
