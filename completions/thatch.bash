@@ -5,8 +5,9 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='archive backup completion daemon dedup duplicates export forget history hooks hygiene import init list recall reindex remember rescope restore restore-memory show stores' ;;
+        '') _thatch_r='archive backup completion config daemon dedup duplicates export forget history hooks hygiene import init list recall reindex remember rescope restore restore-memory show stores' ;;
         'completion') _thatch_r='install show' ;;
+        'config') _thatch_r='get list path set unset' ;;
         'daemon') _thatch_r='start status stop' ;;
         'dedup') _thatch_r='keep list mark' ;;
         'hooks') _thatch_r='install status uninstall' ;;
@@ -23,6 +24,12 @@ _thatch_options() {
         'completion') _thatch_r='--help -h' ;;
         'completion install') _thatch_r='--json --help -h' ;;
         'completion show') _thatch_r='--json --help -h' ;;
+        'config') _thatch_r='--help -h' ;;
+        'config get') _thatch_r='--json --help -h' ;;
+        'config list') _thatch_r='--json --help -h' ;;
+        'config path') _thatch_r='--json --help -h' ;;
+        'config set') _thatch_r='--json --help -h' ;;
+        'config unset') _thatch_r='--json --help -h' ;;
         'daemon') _thatch_r='--help -h' ;;
         'daemon start') _thatch_r='--json --help -h' ;;
         'daemon status') _thatch_r='--json --help -h' ;;
@@ -43,7 +50,7 @@ _thatch_options() {
         'import') _thatch_r='--overwrite --store -s --json --help -h' ;;
         'init') _thatch_r='--deactivate --json --help -h' ;;
         'list') _thatch_r='--store -s --branch -b --archived --json --help -h' ;;
-        'recall') _thatch_r='--store -s --all-stores -a --branch -b --limit -n --include-archived --mode -m --budget --json --help -h' ;;
+        'recall') _thatch_r='--store -s --all-stores -a --branch -b --limit -n --include-archived --mode -m --floor --show-weak --budget --json --help -h' ;;
         'reindex') _thatch_r='--store -s --json --help -h' ;;
         'remember') _thatch_r='--store -s --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --json --help -h' ;;
         'rescope') _thatch_r='--from --to --unscoped --store -s --json --help -h' ;;
@@ -63,7 +70,7 @@ _thatch_option_value() {
         'dedup mark|--status') _thatch_r='choices:duplicate supplement contradiction unrelated' ;;
         'recall|--mode'|'recall|-m') _thatch_r='choices:hybrid semantic lexical' ;;
         'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo') _thatch_r=files ;;
-        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version') _thatch_r=none ;;
+        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version') _thatch_r=none ;;
         'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'show|--store'|'show|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;
     esac

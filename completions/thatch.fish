@@ -5,9 +5,11 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' archive backup completion daemon dedup duplicates export forget history hooks hygiene import init list recall reindex remember rescope restore restore-memory show stores
+            printf '%s\n' archive backup completion config daemon dedup duplicates export forget history hooks hygiene import init list recall reindex remember rescope restore restore-memory show stores
         case 'completion'
             printf '%s\n' install show
+        case 'config'
+            printf '%s\n' get list path set unset
         case 'daemon'
             printf '%s\n' start status stop
         case 'dedup'
@@ -20,7 +22,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'show|--store' 'show|-s'
+        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'show|--store' 'show|-s'
             return 0
     end
     return 1
@@ -107,6 +109,7 @@ complete -c thatch -n '__thatch_at \'\'' -s v -d 'Show the version and exit'
 complete -c thatch -n '__thatch_arg \'\' 0' -a archive -d 'Archive every live memory of a branch: kept as record, left out of recall and hygiene'
 complete -c thatch -n '__thatch_arg \'\' 0' -a backup -d 'Copy the database to a verified backup file, while it stays in use (never overwrites a file)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a completion -d 'Shell completion for bash, zsh and fish'
+complete -c thatch -n '__thatch_arg \'\' 0' -a config -d 'Settings that last: ~/.config/thatch/config.toml (environment variables override it)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a daemon -d 'The background process that keeps the embedding model loaded (started automatically)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a dedup -d 'Verdicts on near-duplicate pairs, so duplicates and hygiene stop reporting them'
 complete -c thatch -n '__thatch_arg \'\' 0' -a duplicates -d 'List clusters of near-duplicate memories in a store (never deletes; exits 0)'
@@ -149,6 +152,28 @@ complete -c thatch -n '__thatch_at \'completion show\'' -l json -d 'Print machin
 complete -c thatch -n '__thatch_at \'completion show\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'completion show\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'completion show\' 0' -f -a 'bash zsh fish' -d 'bash, zsh or fish'
+complete -c thatch -n '__thatch_at \'config\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'config\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'config\' 0' -a get -d 'Print a setting\'s value (from its environment variable, the settings file, or the default)'
+complete -c thatch -n '__thatch_arg \'config\' 0' -a list -d 'Every setting with its value and where it comes from (default, file or env)'
+complete -c thatch -n '__thatch_arg \'config\' 0' -a path -d 'Print where the settings file is (it may not exist yet)'
+complete -c thatch -n '__thatch_arg \'config\' 0' -a set -d 'Save a setting in the settings file, for every new terminal'
+complete -c thatch -n '__thatch_arg \'config\' 0' -a unset -d 'Remove a setting from the settings file (back to its default)'
+complete -c thatch -n '__thatch_at \'config get\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'config get\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'config get\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'config list\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'config list\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'config list\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'config path\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'config path\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'config path\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'config set\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'config set\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'config set\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'config unset\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'config unset\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'config unset\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'daemon\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'daemon\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'daemon\' 0' -a start -d 'Start the daemon (if needed) and wait until its model is loaded'
@@ -190,8 +215,8 @@ complete -c thatch -n '__thatch_arg \'dedup mark\' 0' -f -a '(__thatch_values la
 complete -c thatch -n '__thatch_arg \'dedup mark\' 1' -f -a '(__thatch_values labels)'
 complete -c thatch -n '__thatch_at \'duplicates\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'duplicates\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
-complete -c thatch -n '__thatch_at \'duplicates\'' -l threshold -r -f -d 'Report pairs with at least this cosine (above 0, at most 1)'
-complete -c thatch -n '__thatch_at \'duplicates\'' -s t -r -f -d 'Report pairs with at least this cosine (above 0, at most 1)'
+complete -c thatch -n '__thatch_at \'duplicates\'' -l threshold -r -f -d 'Report pairs with at least this cosine (above 0, at most 1; default: setting duplicates.threshold, 0.85)'
+complete -c thatch -n '__thatch_at \'duplicates\'' -s t -r -f -d 'Report pairs with at least this cosine (above 0, at most 1; default: setting duplicates.threshold, 0.85)'
 complete -c thatch -n '__thatch_at \'duplicates\'' -l limit -r -f -d 'Report the best N pairs (1-10000); counts still cover every pair'
 complete -c thatch -n '__thatch_at \'duplicates\'' -s n -r -f -d 'Report the best N pairs (1-10000); counts still cover every pair'
 complete -c thatch -n '__thatch_at \'duplicates\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
@@ -269,12 +294,14 @@ complete -c thatch -n '__thatch_at \'recall\'' -l all-stores -d 'Search every st
 complete -c thatch -n '__thatch_at \'recall\'' -s a -d 'Search every store'
 complete -c thatch -n '__thatch_at \'recall\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Include this branch\'s memories instead of the current branch\'s'
 complete -c thatch -n '__thatch_at \'recall\'' -s b -r -f -a '(__thatch_values branches)' -d 'Include this branch\'s memories instead of the current branch\'s'
-complete -c thatch -n '__thatch_at \'recall\'' -l limit -r -f -d 'Most results to show'
-complete -c thatch -n '__thatch_at \'recall\'' -s n -r -f -d 'Most results to show'
+complete -c thatch -n '__thatch_at \'recall\'' -l limit -r -f -d 'Most results to show (default: setting recall.limit, 10)'
+complete -c thatch -n '__thatch_at \'recall\'' -s n -r -f -d 'Most results to show (default: setting recall.limit, 10)'
 complete -c thatch -n '__thatch_at \'recall\'' -l include-archived -d 'Search archived memories too'
 complete -c thatch -n '__thatch_at \'recall\'' -l mode -r -f -a 'hybrid semantic lexical' -d 'Ranking: hybrid (meaning and exact words), semantic or lexical'
 complete -c thatch -n '__thatch_at \'recall\'' -s m -r -f -a 'hybrid semantic lexical' -d 'Ranking: hybrid (meaning and exact words), semantic or lexical'
-complete -c thatch -n '__thatch_at \'recall\'' -l budget -r -f -d 'Cap the output at CHARS characters, dropping whole results'
+complete -c thatch -n '__thatch_at \'recall\'' -l floor -r -f -d 'Leave out matches scoring below SCORE, 0-1 (default: setting recall.floor, 0.3; 0 shows all)'
+complete -c thatch -n '__thatch_at \'recall\'' -l show-weak -d 'Also list the matches below the floor, apart (never counted as recalled)'
+complete -c thatch -n '__thatch_at \'recall\'' -l budget -r -f -d 'Cap stdout at CHARS characters, dropping whole results (JSON becomes one compact line)'
 complete -c thatch -n '__thatch_at \'recall\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
 complete -c thatch -n '__thatch_at \'recall\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'recall\'' -s h -d 'Show help and exit'

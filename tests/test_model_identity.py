@@ -126,7 +126,7 @@ def test_rows_written_with_either_pooling_rank_with_their_own_query_vector(make_
                        embedding=vector.astype("<f4").tobytes(), created_at="t", updated_at="t"),
                 overwrite=False, archived=None)
     for query, slug in QUERIES.items():
-        outcome = recall(ctx, query, store="s", mode="semantic", limit=4)
+        outcome = recall(ctx, query, store="s", mode="semantic", limit=4, floor=0)
         assert outcome.notices == [] and len(outcome.results) == 4
         assert outcome.results[0].memory.slug == slug, (query, [r.memory.slug for r in outcome.results])
         spaces = embedder.embed_query_spaces(query)
@@ -135,7 +135,7 @@ def test_rows_written_with_either_pooling_rank_with_their_own_query_vector(make_
                 row = cls_rows[result.memory.slug]
                 scale, offset = embedder.score_calibration()[cls_space]
                 cosine = float(np.dot(spaces[cls_space], row))
-                assert result.score == pytest.approx(scale * cosine + offset, abs=1e-5)
+                assert result.score == pytest.approx(max(0.0, scale * cosine + offset), abs=1e-5)  # scores floor at 0
                 mean_score = float(np.dot(spaces[model_space(embedder.name)], row))
                 assert abs(mean_score - cosine) > 1e-3  # the other pooling would score it differently
     # Nobody re-embeds the other tool's rows: no reindex war.

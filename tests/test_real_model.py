@@ -35,12 +35,14 @@ def minilm(minilm_path):
 
 def assert_found_first(ctx, notes: dict, cases: dict, modes: tuple[str, ...]) -> None:
     """Save `notes` (label -> body) in store "s"; each query of `cases` must
-    rank its memory first, strictly ahead of the second, in every mode."""
+    rank its memory first, strictly ahead of the second, in every mode, and
+    score it above the relevance floor."""
     for label, body in notes.items():
         remember(ctx, body, label, store="s")
     for mode in modes:
         for query, slug in cases.items():
-            outcome = recall(ctx, query, store="s", limit=3, mode=mode)
+            assert recall(ctx, query, store="s", limit=1, mode=mode).results[0].memory.slug == slug, (mode, query)
+            outcome = recall(ctx, query, store="s", limit=3, mode=mode, floor=0)
             assert outcome.mode == mode
             assert outcome.results[0].memory.slug == slug, (mode, query, [r.memory.slug for r in outcome.results])
             assert outcome.results[0].score > outcome.results[1].score, (mode, query)

@@ -37,9 +37,13 @@ class Context:
     clock: Clock = system_clock
     embedder_factory: Callable[[Mapping[str, str]], "Embedder"] = _default_embedder
     # Let vectors come from the warm daemon (starting it when needed). Only
-    # real process runs turn this on; an injected embedder_factory or
-    # THATCH_DAEMON=0 keeps everything in-process regardless.
+    # real process runs turn this on; an injected embedder_factory or the
+    # daemon.enabled setting (THATCH_DAEMON=0) keeps everything in-process regardless.
     use_daemon: bool = False
+    # How a wait for the model or the daemon shows itself: message -> a
+    # context manager with aside(text) for notices. The command line sets it
+    # for a person at a terminal (cli/waiting.py); None shows nothing.
+    indicator: Callable[[str], Any] | None = field(default=None, repr=False)
     stdin: IO[str] | None = field(default=None, repr=False)
     stdout: IO[str] | None = field(default=None, repr=False)
     stderr: IO[str] | None = field(default=None, repr=False)
@@ -47,6 +51,7 @@ class Context:
     _embedder: "Embedder | None" = field(default=None, repr=False)
     _engine: Any = field(default=None, repr=False)
     _place: "Place | None" = field(default=None, repr=False)
+    _shown: Any = field(default=None, repr=False)  # the indicator of the wait in progress
 
     @classmethod
     def from_process(cls) -> "Context":
@@ -85,7 +90,7 @@ class Context:
             # Only the default location is created: a THATCH_DB naming a
             # directory that does not exist is a mistake to report.
             self._db = MemoryDB.open(self.db_path, create_parent=paths.db_is_default(self.env),
-                                     history_keep=history_keep(self.env))
+                                     history_keep=lambda: history_keep(self.env))
             self._adopt_model_paths()
         return self._db
 
@@ -115,12 +120,20 @@ class Context:
             self._embedder = self.embedder_factory(self.env)
         return self._embedder
 
+    def setting(self, key: str):
+        """The value of setting `key` (settings.py); a broken settings file or
+        value is this command's error (SettingsError)."""
+        from .settings import value
+
+        return value(self.env, key)
+
     def daemon_enabled(self) -> bool:
         if not self.use_daemon or self.embedder_factory is not _default_embedder:
             return False
-        from .daemon.runtime import disabled
-
-        return not disabled(self.env)
+        # Read strictly here: the daemon's own readers fall back to defaults,
+        # and a broken model setting must not silently become the default model.
+        self.setting("model")
+        return bool(self.setting("daemon.enabled"))
 
     def engine(self):
         """Embedding and dense search for this command (engine.py): the
@@ -163,9 +176,17 @@ class Context:
 
     def notice(self, text: str) -> None:
         """One line of side information on stderr (stdout stays parseable)."""
+        if self._shown is not None:
+            self._shown.aside(f"thatch: {text}\n")
+            return
         stream = self.stderr or sys.stderr
         stream.write(f"thatch: {text}\n")
         stream.flush()
+
+    def waiting(self, message: str) -> "_Waiting":
+        """A context manager around a wait (for the model, the daemon) that
+        a person should see: `message` says what is awaited."""
+        return _Waiting(self, message)
 
     def now(self) -> str:
         return format_ts(self.clock())
@@ -177,3 +198,23 @@ class Context:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+class _Waiting:
+    """Context.waiting: shows the indicator unless a wait already shows one."""
+
+    __slots__ = ("ctx", "message", "shown")
+
+    def __init__(self, ctx: Context, message: str) -> None:
+        self.ctx, self.message, self.shown = ctx, message, None
+
+    def __enter__(self) -> None:
+        if self.ctx.indicator is not None and self.ctx._shown is None:
+            self.shown = self.ctx.indicator(self.message)
+            self.shown.__enter__()
+            self.ctx._shown = self.shown
+
+    def __exit__(self, *exc: object) -> None:
+        if self.shown is not None:
+            self.ctx._shown = None
+            self.shown.__exit__(*exc)

@@ -35,7 +35,6 @@ from .pooling import NATIVE, POOLINGS
 if TYPE_CHECKING:
     import numpy as np
 
-DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
 
 
@@ -210,7 +209,7 @@ class SentenceTransformerEmbedder:
         except OSError as exc:
             raise ModelUnavailable(
                 f"embedding model {self._source!r} is not cached and {host} is unreachable"
-                f" ({exc.strerror or exc}); set THATCH_MODEL to a local model folder"
+                f" ({exc.strerror or exc}); set a local model folder with 'thatch config set model PATH'"
             ) from exc
 
     def _from_hub(self, factory):
@@ -319,12 +318,16 @@ class FakeEmbedder:
 
 
 def model_name(env: Mapping[str, str]) -> str:
-    return env.get("THATCH_MODEL") or DEFAULT_MODEL
+    """The configured model: THATCH_MODEL, else `model` in the settings file,
+    else the default (settings.py)."""
+    from .settings import value
+
+    return value(env, "model")
 
 
 def embedder_from_env(env: Mapping[str, str]) -> Embedder:
-    """THATCH_MODEL picks the model: a hub id or a local folder. `fake:DIM`
-    selects the test embedder (used by the test suite's subprocesses)."""
+    """The configured model (model_name): a hub id or a local folder.
+    `fake:DIM` selects the test embedder (used by the test suite's subprocesses)."""
     name = model_name(env)
     if name.startswith("fake:"):
         try:

@@ -33,6 +33,12 @@ class Host(Protocol):
 
     def notice(self, text: str) -> None: ...
 
+    def waiting(self, message: str): ...
+
+
+# What a person sees while an engine waits (Context.waiting; only after half a second).
+IN_PROCESS = "loading the embedding model"
+DAEMON = "waiting for the background model process"
 
 # Plain classes, not dataclasses: building a dataclass compiles its methods
 # at import, ~0.4 ms each on every `thatch recall`.
@@ -41,15 +47,13 @@ class Host(Protocol):
 class Answer:
     """What a search returns: the model's name (as stored in the `model`
     column) and dimension, the hits, how many rows of the searched stores the
-    model cannot rank, for a passage search the passage's vector, and the
-    lowest score of any row in scope (None when nothing was in scope)."""
+    model cannot rank, and for a passage search the passage's vector."""
 
-    __slots__ = ("model", "dim", "hits", "unranked", "vector", "floor")
+    __slots__ = ("model", "dim", "hits", "unranked", "vector")
 
     def __init__(self, model: str, dim: int, hits: list[Hit] | None = None, unranked: int = 0,
-                 vector: bytes | None = None, floor: float | None = None) -> None:
+                 vector: bytes | None = None) -> None:
         self.model, self.dim, self.hits, self.unranked, self.vector = model, dim, hits or [], unranked, vector
-        self.floor = floor
 
     def __repr__(self) -> str:
         return f"Answer(model={self.model!r}, dim={self.dim}, hits={self.hits!r}, unranked={self.unranked})"
@@ -102,7 +106,8 @@ class LocalEngine:
         if meanwhile is not None:
             meanwhile()
         embedder = self.ctx.embedder()
-        vectors = query_vectors(embedder, query) if query is not None else passage_vectors(embedder, passage or "")
+        with self.ctx.waiting(IN_PROCESS):
+            vectors = query_vectors(embedder, query) if query is not None else passage_vectors(embedder, passage or "")
         own = vectors[model_space(embedder.name)]
         dim = int(own.shape[-1])
         db = self.ctx.db()
@@ -110,7 +115,7 @@ class LocalEngine:
         if inventory and stores:
             unranked = sum(count for model, length, count in inventory(db, list(stores))
                            if length != 4 * dim or model_space(model) not in vectors)
-        hits, floor = semantic(
+        hits = semantic(
             db_loader(db),
             list(stores),
             vectors,
@@ -122,13 +127,14 @@ class LocalEngine:
             min_score=min_score,
             any_branch=any_branch,
         )
-        return Answer(embedder.name, dim, hits, unranked, to_blob(own) if query is None else None, floor)
+        return Answer(embedder.name, dim, hits, unranked, to_blob(own) if query is None else None)
 
     def embed_passages(self, texts: Sequence[str]) -> Embedded:
         from .ranking.dense import to_blob
 
         embedder = self.ctx.embedder()
-        vectors = embedder.embed_passages(list(texts))
+        with self.ctx.waiting(IN_PROCESS):
+            vectors = embedder.embed_passages(list(texts))
         dim = int(vectors.shape[-1]) if len(texts) else self.model_info()[1]
         return Embedded(embedder.name, dim, [to_blob(v) for v in vectors])
 
@@ -142,7 +148,8 @@ class LocalEngine:
     def model_info(self) -> tuple[str, int]:
         """(model name, dimension); loads the model."""
         embedder = self.ctx.embedder()
-        probe = embedder.embed_query("dimension probe")
+        with self.ctx.waiting(IN_PROCESS):
+            probe = embedder.embed_query("dimension probe")
         return embedder.name, int(probe.shape[-1])
 
     def close(self) -> None:
@@ -174,7 +181,8 @@ class DaemonEngine:
         from .daemon.protocol import ErrorReply
 
         try:
-            return self.client.call(op, meanwhile=meanwhile, **fields)
+            with self.ctx.waiting(DAEMON):
+                return self.client.call(op, meanwhile=meanwhile, **fields)
         except ErrorReply as err:
             if err.code == "model_unavailable":
                 raise ModelUnavailable(err.message) from None
@@ -200,9 +208,7 @@ class DaemonEngine:
             if got is not None:
                 reply, payload = got
                 hits = [Hit(store, slug, float(score), "semantic") for store, slug, score in reply["hits"]]
-                floor = reply["floor"]
-                return Answer(reply["model"], reply["dim"], hits, reply["unranked"], payload or None,
-                              float(floor) if floor is not None else None)
+                return Answer(reply["model"], reply["dim"], hits, reply["unranked"], payload or None)
         assert self.local is not None
         return self.local.search(stores, query=query, passage=passage, branch=branch,
                                  include_archived=include_archived, limit=limit, exclude=exclude,

@@ -16,7 +16,6 @@ MAX_STORE_CHARS = 200
 MAX_BRANCH_CHARS = 250
 MAX_LIMIT = 1000
 MAX_PAIR_LIMIT = 10_000
-MAX_HISTORY_KEEP = 1000
 MODES = ("hybrid", "semantic", "lexical")
 # Verdicts `dedup mark` records: the original thatch's vocabulary.
 VERDICTS = ("duplicate", "supplement", "contradiction", "unrelated")
@@ -101,6 +100,12 @@ def mode(value: str) -> str:
     return chosen
 
 
+def floor(value: float, option: str = "--floor") -> float:
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 1):
+        raise InvalidInput(f"{option} must be between 0 and 1, got {value}")
+    return float(value)
+
+
 def threshold(value: float) -> float:
     if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= 1):
         raise InvalidInput(f"--threshold must be above 0 and at most 1, got {value}")
@@ -131,17 +136,6 @@ def one_of(**given: object) -> None:
     named = [name for name, value in given.items() if value]
     if len(named) > 1:
         raise InvalidInput(f"use either {named[0]} or {named[1]}, not both")
-
-
-def history_keep(value: str | int, what: str = "history retention") -> int:
-    """A number of versions to keep per memory, 0 to MAX_HISTORY_KEEP."""
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        raise InvalidInput(f"{what} must be a whole number of versions, got {value!r}") from None
-    if not 0 <= number <= MAX_HISTORY_KEEP:
-        raise InvalidInput(f"{what} must be between 0 and {MAX_HISTORY_KEEP}, got {number}")
-    return number
 
 
 def version(value: int | None) -> int | None:

@@ -169,7 +169,7 @@ def _slugs(data):
 
 
 def test_recall_default_scope_is_repo_plus_global(cli, seeded):
-    code, data = run_json(cli, "recall", "publish", cwd=seeded)
+    code, data = run_json(cli, "recall", "publish", "--floor", "0", cwd=seeded)
     assert code == 0 and data["mode"] == "hybrid"
     assert data["stores"] == ["acme/widget", "global"]
     assert "release" in _slugs(data) and "editor" in _slugs(data)

@@ -140,6 +140,19 @@ def test_what_typer_rejects_the_fast_path_leaves_to_typer(argv, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("thatch: error: "), lines
 
 
+@pytest.mark.parametrize("argv, query", [
+    (["recall", "staging", "db", "port"], ["staging", "db", "port"]),
+    (["recall", "staging", "--limit", "3", "db", "port", "--json"], ["staging", "db", "port"]),
+    (["recall", "--mode", "lexical", "a", "--", "-b", "--json"], ["a", "-b", "--json"]),
+    (["recall", "-n", "2", "a", "b", "c"], ["a", "b", "c"]),
+])
+def test_a_variadic_query_takes_every_word_on_both_paths(argv, query, monkeypatch):
+    """recall's query is every positional word, options anywhere, `--` included."""
+    parsed = fastpath.parse(SPEC, list(argv))
+    assert parsed == typer_params(list(argv), monkeypatch)
+    assert parsed[1]["query"] == query
+
+
 @pytest.mark.parametrize("argv", [[], ["--help"], ["list", "-h"], ["nosuch"], ["recall", "q", "-an", "3"]])
 def test_help_and_unknown_commands_go_to_typer(argv):
     with pytest.raises(fastpath._Fallback):

@@ -122,7 +122,7 @@ def test_retention_comes_from_the_environment(cli):
     assert [v["memory"]["content"] for v in data["versions"]] == ["version 3", "version 2"]
     result = cli("remember", "Note", "x", "--overwrite", THATCH_HISTORY_KEEP="lots", **ENV)
     assert result.exit_code == 2
-    assert result.stderr == "thatch: error: THATCH_HISTORY_KEEP must be a whole number of versions, got 'lots'\n"
+    assert result.stderr == "thatch: error: THATCH_HISTORY_KEEP='lots' is not a valid history.keep: expected a whole number, got 'lots'\n"
 
 
 def test_history_on_a_terminal_escapes_control_characters(isolated_env, tmp_path):

@@ -267,8 +267,9 @@ def test_concurrent_clients_get_correct_answers(daemon_env):
     thatch(daemon_env, "daemon", "start")
     local = {**daemon_env, "THATCH_DAEMON": "0"}
     queries = ["publish", "vim keybindings", "sqlite wal", "docs wiki", "twine upload", "editor"]
-    expected = {q: [(r["store"], r["slug"], r["score"]) for r in
-                    thatch_json(local, "recall", q, "--all-stores", "--mode", "semantic")[1]["results"]] for q in queries}
+    expected = {q: [(r["store"], r["slug"], r["scores"]["dense"]) for r in
+                    thatch_json(local, "recall", q, "--all-stores", "--mode", "semantic", "--floor", "0")[1]["results"]]
+                for q in queries}
     db_path = daemon_env["THATCH_DB"]
     stores = ["acme/widget", "global"]
     failures: list = []

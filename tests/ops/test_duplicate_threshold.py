@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 from thatch_cli.embeddings import SentenceTransformerEmbedder
-from thatch_cli.ops.remember import DUPLICATE_THRESHOLD, resolve_label
+from thatch_cli.ops.remember import resolve_label
+from thatch_cli.settings import DUPLICATE_THRESHOLD
 from thatch_cli.slugs import passage_text
 
 pytestmark = pytest.mark.model

@@ -126,12 +126,13 @@ def poisoned(cli, isolated_env):
 
 
 def test_a_nan_vector_never_flattens_the_ranking(cli, poisoned):
-    data = json.loads(cli("recall", "publish the package", "--mode", "semantic", "--json",
+    data = json.loads(cli("recall", "publish the package", "--mode", "semantic", "--floor", "0", "--json",
                           THATCH_MODEL="fake:64", **ENV).stdout)
     scores = {r["slug"]: r["score"] for r in data["results"]}
     assert set(scores) == {"release", "tests"}  # the NaN row is not ranked
     assert scores["release"] > scores["tests"]
-    hybrid = json.loads(cli("recall", "publish the package", "--json", THATCH_MODEL="fake:64", **ENV).stdout)
+    hybrid = json.loads(cli("recall", "publish the package", "--floor", "0", "--json", THATCH_MODEL="fake:64",
+                            **ENV).stdout)
     assert hybrid["results"][0]["slug"] == "release" and hybrid["results"][0]["score"] > hybrid["results"][1]["score"]
     assert all(r["score"] == r["score"] for r in hybrid["results"])  # no NaN anywhere
 

@@ -39,32 +39,44 @@ def H(slug, score, kind="semantic"):
     return Hit("s", slug, score, kind)
 
 
-def test_fuse_scales_each_ranking_and_adds_them():
-    dense = [H("a", 0.9), H("b", 0.5), H("c", 0.1)]
+def test_fuse_combines_the_two_scales_as_independent_evidence():
+    dense = [H("a", 0.9), H("b", 0.5), H("c", -0.1)]
     lexical = [H("c", 6.0, "lexical"), H("b", 1.5, "lexical")]
-    ranked = fuse(dense, 0.1, lexical, query_weight=3.0)
+    ranked = fuse(dense, lexical, query_weight=3.0)
     scores = {r.key[1]: r.score for r in ranked}
-    assert scores["a"] == pytest.approx(0.5)  # best cosine, no words in common
-    assert scores["b"] == pytest.approx(0.5 * 0.5 + 0.5 * 0.5)  # halfway on both scales
-    assert scores["c"] == pytest.approx(0.0 + 0.5 * 1.0)  # bm25 above a full match is capped at 1
+    assert scores["a"] == pytest.approx(0.9)  # meaning alone: the cosine itself
+    assert scores["b"] == pytest.approx(1 - (1 - 0.5) * (1 - 0.8 * 0.5))  # half the query's words, and meaning
+    assert scores["c"] == pytest.approx(0.8)  # a full word match (capped) alone; a negative cosine counts 0
     b = next(r for r in ranked if r.key[1] == "b")
     assert (b.dense, b.dense_rank, b.lexical, b.lexical_rank, b.match) == (0.5, 2, 1.5, 2, "both")
-    assert [r.key[1] for r in ranked] == ["a", "b", "c"]  # all 0.5: ties go by store, slug
+    assert [r.key[1] for r in ranked] == ["a", "c", "b"]
+    assert all(0 <= r.score <= 1 for r in ranked)
+
+
+def test_scores_do_not_depend_on_the_other_memories():
+    """An absolute scale: a memory's score is the same alone or among
+    others, so a floor means the same in a store of one."""
+    alone_in_store = fuse([H("x", 0.2)], [], 0.0)
+    among_others = fuse([H("y", 0.7), H("x", 0.2), H("z", -0.3)], [], 0.0)
+    assert alone_in_store[0].score == pytest.approx(0.2)
+    assert next(r for r in among_others if r.key[1] == "x").score == pytest.approx(0.2)
 
 
 def test_fuse_does_not_give_a_lone_weak_keyword_match_full_marks():
     # The only lexical hit shares one common word with a long query:
     # against the query's full weight it scores low, the semantic best stays first.
     dense = [H("release", 0.38), H("onboarding", 0.10)]
-    ranked = fuse(dense, 0.0, [H("onboarding", 1.3, "lexical")], query_weight=9.0)
+    ranked = fuse(dense, [H("onboarding", 1.3, "lexical")], query_weight=9.0)
     assert [r.key[1] for r in ranked] == ["release", "onboarding"]
+    assert ranked[1].score < 0.3
 
 
-def test_fuse_with_one_ranking_empty_or_flat():
-    assert [r.key[1] for r in fuse([], None, [H("x", 2.0, "lexical")], 4.0)] == ["x"]
-    only = fuse([H("a", 0.3), H("b", 0.3)], None, [], 0.0)
-    assert [r.score for r in only] == [0.5, 0.5]  # no spread: both at the top of the scale
-    assert fuse([], None, [], 0.0) == []
+def test_fuse_with_one_ranking_empty():
+    only_words = fuse([], [H("x", 2.0, "lexical")], 4.0)
+    assert [(r.key[1], r.score) for r in only_words] == [("x", pytest.approx(0.4))]
+    # Without a query weight the best bm25 counts as a full match.
+    assert fuse([], [H("x", 2.0, "lexical")], 0.0)[0].score == pytest.approx(0.8)
+    assert fuse([], [], 0.0) == []
 
 
 def test_alone_keeps_the_rankers_own_order_and_scores():
@@ -138,7 +150,7 @@ def test_identifiers_are_found_by_their_spelling(cli, notes, query, slug):
 def test_exact_phrase_outranks_the_same_words_scattered(cli, notes):
     # "db" and "py"/"python" words appear in "Python modules" too; the
     # identifier as written is in "DB module" only.
-    found = slugs(run_json(cli, "recall", "thatch_cli/db.py", "--store", "s", "--mode", "lexical"))
+    found = slugs(run_json(cli, "recall", "thatch_cli/db.py", "--store", "s", "--mode", "lexical", "--floor", "0"))
     assert found.index("db-module") < found.index("python-modules")
 
 
@@ -194,19 +206,32 @@ def test_hybrid_respects_scope_branch_and_archive_on_both_rankers(cli, isolated_
 
 
 def test_budget_keeps_whole_results_best_first(cli, notes):
-    full = cli("recall", "db module python", "--store", "s", "--json")
+    query = ["recall", "db module python", "--store", "s", "--floor", "0", "--json"]
+    full = cli(*query)
     everything = [_stable(r) for r in json.loads(full.stdout)["results"]]
     assert len(everything) >= 4
     for budget in (50, 400, 900, 1500, 2500, len(full.stdout) + 200):
-        result = cli("recall", "db module python", "--store", "s", "--json", "--budget", str(budget))
+        result = cli(*query, "--budget", str(budget))
         assert result.exit_code == 0 and len(result.stdout) <= max(budget, _envelope(result.stdout))
+        assert result.stdout.count("\n") == 1 and result.stdout.endswith("}\n")  # one compact line
         data = json.loads(result.stdout)
+        assert result.stdout == json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
         kept = [_stable(r) for r in data["results"]]
         assert kept == everything[: len(kept)]  # a prefix, every record whole
         assert data["budget"] == {"chars": budget, "omitted": len(everything) - len(kept)}
         if kept != everything:  # the next result really would not have fitted
-            bigger = {**data, "results": everything[: len(kept) + 1]}
-            assert len(json.dumps(bigger, ensure_ascii=False, indent=2)) + 1 > budget
+            bigger = {**data, "results": data["results"] + [everything[len(kept)]]}
+            assert len(json.dumps(bigger, ensure_ascii=False, separators=(",", ":"))) + 1 > budget
+
+
+def test_budget_counts_weak_matches_after_the_results(cli, notes):
+    query = ["recall", "db module python", "--store", "s", "--floor", "0.5", "--show-weak", "--json"]
+    everything = json.loads(cli(*query).stdout)
+    assert everything["results"] and everything["weak"] and everything["weak_count"] == len(everything["weak"])
+    size = len(cli(*query, "--budget", "100000").stdout)
+    trimmed = json.loads(cli(*query, "--budget", str(size - 1)).stdout)
+    assert len(trimmed["weak"]) == len(everything["weak"]) - 1 and trimmed["budget"]["omitted"] == 1
+    assert [r["slug"] for r in trimmed["results"]] == [r["slug"] for r in everything["results"]]
 
 
 def _stable(record: dict) -> dict:
@@ -215,12 +240,12 @@ def _stable(record: dict) -> dict:
 
 def _envelope(stdout: str) -> int:
     data = json.loads(stdout)
-    return len(json.dumps({**data, "results": []}, ensure_ascii=False, indent=2)) + 1
+    return len(json.dumps({**data, "results": []}, ensure_ascii=False, separators=(",", ":"))) + 1
 
 
 def test_budget_in_plain_output(cli, notes):
-    full = cli("recall", "db module python", "--store", "s").stdout
-    cut = cli("recall", "db module python", "--store", "s", "--budget", "300")
+    full = cli("recall", "db module python", "--store", "s", "--floor", "0").stdout
+    cut = cli("recall", "db module python", "--store", "s", "--floor", "0", "--budget", "300")
     assert cut.exit_code == 0 and 0 < len(cut.stdout) <= 300 and full.startswith(cut.stdout)
     assert "left out to stay within --budget 300" in cut.stderr
     assert cli("recall", "x", "--budget", "0").exit_code == 2

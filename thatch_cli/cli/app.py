@@ -25,7 +25,8 @@ from .output import Output
 from .run import run
 
 # The modules that declare commands, in the order help lists their commands.
-MODULES = ("memories", "recall", "tidy", "dedup", "branches", "transfer", "safety", "shell", "githooks", "daemon")
+MODULES = ("memories", "recall", "tidy", "dedup", "branches", "transfer", "safety", "shell", "githooks", "daemon",
+           "config")
 
 HELP = "A local, git-aware memory store for coding agents and the people who work beside them."
 _SETTINGS = {"help_option_names": ["-h", "--help"]}

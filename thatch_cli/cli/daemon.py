@@ -45,12 +45,13 @@ def _socket_path(ctx: Context) -> str:
 @command("start", group=DAEMON)
 def daemon_start(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     """Start the daemon (if needed) and wait until its model is loaded."""
-    from ..daemon import runtime
     from ..daemon.client import Unreachable
     from ..daemon.protocol import ErrorReply
 
-    if runtime.disabled(ctx.env):
-        raise InvalidInput("the daemon is disabled by THATCH_DAEMON=0")
+    if not ctx.setting("daemon.enabled"):
+        from ..settings import origin
+
+        raise InvalidInput(f"the daemon is disabled by {origin(ctx.env, 'daemon.enabled')}")
     client = _client(ctx)
     try:
         before = client.status()

@@ -167,11 +167,11 @@ def stores(ctx: Context, out: Output, *, as_json: Json = False) -> None:
 @command("reindex")
 def reindex(ctx: Context, out: Output, *, store: Store = None, as_json: Json = False) -> None:
     """Embed memories that have no vector, or one from a different model."""
-    from ..ops.reindex import reindex as embed_all
-    from .progress import ProgressBar
+    from ..ops.reindex import BATCH, reindex as embed_all
+    from .progress import STEP, ProgressBar
 
-    with ProgressBar.for_output(out, "Embedding") as progress:
-        outcome = embed_all(ctx, store, progress=progress)
+    with ProgressBar.for_output(out, "Embedding", ctx) as progress:
+        outcome = embed_all(ctx, store, progress=progress, batch=STEP if progress else BATCH)
     if out.json_mode:
         out.json(outcome.to_json())
         return

@@ -1,9 +1,16 @@
 """A rich progress bar on stderr for long work, shown only to a person
-watching a terminal."""
+watching a terminal. While it is up it is also the command's wait
+indicator (Context.waiting): a wait for the model shows in the bar's
+description instead of a second status line fighting it for the row."""
 
 from __future__ import annotations
 
+from ..context import Context
 from .output import Output
+
+# Work is reported in steps of this many memories, so the bar moves every
+# second or so even on a slow machine (a batch of 256 took several seconds).
+STEP = 32
 
 
 class ProgressBar:
@@ -11,6 +18,7 @@ class ProgressBar:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+        self.description = description
         self._progress = Progress(
             "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
             console=Console(stderr=True), transient=True,
@@ -19,25 +27,52 @@ class ProgressBar:
         self._progress.start()
 
     @classmethod
-    def for_output(cls, out: Output, description: str) -> "_Scope":
+    def for_output(cls, out: Output, description: str, ctx: Context | None = None) -> "_Scope":
         """A context manager giving a bar when stderr is a terminal and the
-        output is for people, else None."""
-        return _Scope(cls(description) if out.rich_stderr and not out.json_mode else None)
+        output is for people, else None. With `ctx`, waits show in the bar."""
+        return _Scope(cls(description) if out.rich_stderr and not out.json_mode else None, ctx)
 
     def __call__(self, done: int, total: int | None) -> None:
         self._progress.update(self._task, completed=done, total=total)
+
+    def waiting(self, message: str) -> "_Described":
+        return _Described(self, message)
+
+    def aside(self, text: str) -> None:
+        self._progress.console.print(text, end="", markup=False, highlight=False)
 
     def close(self) -> None:
         self._progress.stop()
 
 
+class _Described:
+    """The bar's description says what is awaited for the length of a wait."""
+
+    def __init__(self, bar: ProgressBar, message: str) -> None:
+        self.bar, self.message = bar, message
+
+    def __enter__(self) -> "_Described":
+        self.bar._progress.update(self.bar._task, description=f"{self.bar.description} ({self.message}…)")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar._progress.update(self.bar._task, description=self.bar.description)
+
+    def aside(self, text: str) -> None:
+        self.bar.aside(text)
+
+
 class _Scope:
-    def __init__(self, bar: ProgressBar | None) -> None:
-        self.bar = bar
+    def __init__(self, bar: ProgressBar | None, ctx: Context | None) -> None:
+        self.bar, self.ctx, self.saved = bar, ctx, None
 
     def __enter__(self) -> ProgressBar | None:
+        if self.bar is not None and self.ctx is not None:
+            self.saved, self.ctx.indicator = self.ctx.indicator, self.bar.waiting
         return self.bar
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
+            if self.ctx is not None:
+                self.ctx.indicator = self.saved
             self.bar.close()

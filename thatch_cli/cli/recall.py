@@ -1,17 +1,25 @@
 """`thatch recall`: find memories by meaning and by their words (the
 operation is ops/recall.py), shown within an optional character budget.
 
+The query is every word after the options, joined by spaces, so `thatch
+recall staging db port` needs no quotes (as `z` and `gh search` do).
+
+Results score at least the relevance floor (setting recall.floor,
+--floor); weaker matches are left out, or listed apart with --show-weak.
+
 `--budget CHARS` caps what recall writes to stdout, for agents that paste it
-into a context window. Results are kept best first while they fit and the
-rest are left out whole: a JSON record is never cut, the document stays
-valid, and `budget.omitted` says how many were dropped. The envelope
-(query, stores, notices) always stays, so a budget smaller than it yields no
-results rather than broken output.
+into a context window: every character counts, the final newline included
+(Unicode characters, not bytes; notices on stderr do not count). JSON is
+then one compact line, so the budget goes to results rather than
+indentation. Results are kept best first while they fit (weak matches, when
+asked for, after them) and the rest are left out whole: a JSON record is
+never cut, the document stays valid, and `budget.omitted` says how many were
+dropped. The envelope (query, stores, notices) always stays, so a budget
+smaller than it yields no results rather than broken output.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Optional
 
 from .. import validate
@@ -24,91 +32,143 @@ from .render import esc, table
 @command("recall")
 def recall(
     ctx: Context, out: Output, *,
-    query: Annotated[str, Argument(help="What you are looking for, in your own words.")],
+    query: Annotated[list[str], Argument(metavar="QUERY...", show_default=False,
+                                         help="What you are looking for, in your own words (no quotes needed).")],
     store: Annotated[Optional[str], Option("--store", "-s", metavar="STORE", help="Search only this store.")] = None,
     all_stores: Annotated[bool, Option("--all-stores", "-a", help="Search every store.")] = False,
     branch: Annotated[Optional[str], Option("--branch", "-b",
                                             help="Include this branch's memories instead of the current branch's.")] = None,
-    limit: Annotated[int, Option("--limit", "-n", help="Most results to show.")] = 10,
+    limit: Annotated[Optional[int], Option("--limit", "-n", show_default=False,
+                                           help="Most results to show (default: setting recall.limit, 10).")] = None,
     include_archived: Annotated[bool, Option("--include-archived", help="Search archived memories too.")] = False,
     mode: Annotated[str, Option("--mode", "-m", metavar="MODE", choices=validate.MODES,
                                 help="Ranking: hybrid (meaning and exact words), semantic or lexical.")] = "hybrid",
+    floor: Annotated[Optional[float], Option("--floor", metavar="SCORE", show_default=False,
+                                             help="Leave out matches scoring below SCORE, 0-1"
+                                                  " (default: setting recall.floor, 0.3; 0 shows all).")] = None,
+    show_weak: Annotated[bool, Option("--show-weak",
+                                      help="Also list the matches below the floor, apart (never counted as recalled).")
+                         ] = False,
     budget: Annotated[Optional[int], Option("--budget", metavar="CHARS",
-                                            help="Cap the output at CHARS characters, dropping whole results.")] = None,
+                                            help="Cap stdout at CHARS characters, dropping whole results"
+                                                 " (JSON becomes one compact line).")] = None,
     as_json: Json = False,
 ) -> None:
-    """Find memories by meaning and by their words: the detected store plus global, unless told otherwise."""
+    """Find memories by meaning and by their words: the detected store plus global, unless told otherwise.
+
+    Every result has a score from 0 to 1 on the same scale in every mode;
+    matches below the relevance floor (setting recall.floor) are left out
+    and not counted as recalled."""
     from ..ops.recall import recall as find
 
     budget = validate.budget(budget)
-    outcome = find(ctx, query, store=store, all_stores=all_stores, branch=branch, limit=limit,
-                   include_archived=include_archived, mode=mode)
-    show(out, outcome, budget)
+    outcome = find(ctx, " ".join(query), store=store, all_stores=all_stores, branch=branch, limit=limit,
+                   include_archived=include_archived, mode=mode, floor=floor)
+    show(out, outcome, budget, show_weak)
 
 
-def fit_json(outcome, budget: int | None) -> dict:
-    """The JSON document, holding as many results (best first) as fit in `budget` characters."""
+def fit_json(outcome, budget: int | None, show_weak: bool = False) -> dict:
+    """The JSON document, holding as many results (best first, then weak
+    matches when asked for) as fit in `budget` characters of compact JSON."""
     records = [r.to_json(outcome.mode) for r in outcome.results]
+    weak = [r.to_json(outcome.mode) for r in outcome.weak] if show_weak else None
     if budget is None:
-        return {**outcome.to_json(records), "budget": None}
+        return {**outcome.to_json(records, weak), "budget": None}
+    pool = records + (weak or [])
 
     def document(kept: int) -> dict:
-        return {**outcome.to_json(records[:kept]), "budget": {"chars": budget, "omitted": len(records) - kept}}
+        kept_weak = None if weak is None else weak[:max(0, kept - len(records))]
+        return {**outcome.to_json(records[:kept], kept_weak),
+                "budget": {"chars": budget, "omitted": len(pool) - kept}}
 
-    # Grow by each record's indented size (cheap), then confirm on the real
-    # serialisation: the omitted count and separators shift it by a few characters.
-    used = len(Output.dumps(document(0)))
+    # Grow by each record's compact size plus its comma (cheap), then confirm
+    # on the real serialisation: the omitted count shifts it by a few characters.
+    used = len(Output.dumps(document(0), compact=True))
     kept = 0
-    for rec in records:
-        text = json.dumps(rec, ensure_ascii=False, indent=2)
-        size = len(text) + 4 * (text.count("\n") + 1) + 4
+    for rec in pool:
+        size = len(Output.dumps(rec, compact=True))  # its text, a comma, less the newline
         if used + size > budget:
             break
         used += size
         kept += 1
-    while kept and len(Output.dumps(document(kept))) > budget:
+    while kept and len(Output.dumps(document(kept), compact=True)) > budget:
         kept -= 1
     return document(kept)
 
 
-def _plain_blocks(outcome) -> list[str]:
+def _block(r) -> str:
     from ..ops.recall import snippet
     from ..textsafe import visible
 
-    blocks = []
-    for r in outcome.results:
-        branch = f" [{r.memory.branch}]" if r.memory.branch else ""
-        text = f"{r.score:6.3f}  {r.memory.store}  {r.memory.label}{branch}\n        {snippet(r.memory)}"
-        blocks.append(visible(text) + "\n")
-    return blocks
+    branch = f" [{r.memory.branch}]" if r.memory.branch else ""
+    return visible(f"{r.score:6.3f}  {r.memory.store}  {r.memory.label}{branch}\n        {snippet(r.memory)}") + "\n"
 
 
-def show(out: Output, outcome, budget: int | None = None) -> None:
+def _weak_header(outcome) -> str:
+    return f"Weak matches (below the floor {outcome.floor:g}, not counted as recalled):\n"
+
+
+def show(out: Output, outcome, budget: int | None = None, show_weak: bool = False) -> None:
     if out.json_mode:
-        out.json(fit_json(outcome, budget))
+        out.json(fit_json(outcome, budget, show_weak), compact=budget is not None)
         return
+    from ..textsafe import visible
+
     for notice in outcome.notices:
         out.notice(notice)
-    if not outcome.results:
-        out.line(f"No memories match in {', '.join(outcome.stores)}.")
-        return
-    blocks = _plain_blocks(outcome)
-    kept = len(blocks)
+    weak = outcome.weak if show_weak else []
+    # Like the JSON envelope, this line always stays, whatever the budget.
+    head = "" if outcome.results else visible(f"No memories match well enough in {', '.join(outcome.stores)}.\n")
+    if head and outcome.weak and not show_weak:
+        count = len(outcome.weak)
+        out.notice(f"{count} weaker match{'es' if count != 1 else ''} below the floor {outcome.floor:g}"
+                   " left out (--show-weak lists them)")
+    blocks = [_block(r) for r in outcome.results]
+    weak_blocks = [_block(r) for r in weak]
+    kept, kept_weak = len(blocks), len(weak_blocks)
     if budget is not None:
-        used, kept = 0, 0
-        for block in blocks:
-            if used + len(block) > budget:
-                break
-            used, kept = used + len(block), kept + 1
-        if kept < len(blocks):
-            out.notice(f"{len(blocks) - kept} more result{'s' if len(blocks) - kept != 1 else ''}"
-                       f" left out to stay within --budget {budget}")
+        kept, kept_weak = _fit_plain(out, blocks, weak_blocks, budget, budget - len(head), outcome)
     if out.rich:
-        from ..ops.recall import snippet
-
-        rows = [(f"{r.score:.2f}", esc(r.memory.store), f"[bold]{esc(r.memory.label)}[/]",
-                 esc(r.memory.branch or ""), esc(snippet(r.memory, 80))) for r in outcome.results[:kept]]
-        if rows:
-            table(out, ("score", "store", "label", "branch", "snippet"), rows)
+        out.stdout.write(head)
+        _tables(out, outcome.results[:kept], weak[:kept_weak], outcome)
         return
-    out.stdout.write("".join(blocks[:kept]))
+    text = head + "".join(blocks[:kept])
+    if kept_weak:
+        text += _weak_header(outcome) + "".join(weak_blocks[:kept_weak])
+    out.stdout.write(text)
+
+
+def _fit_plain(out: Output, blocks: list[str], weak_blocks: list[str], budget: int, room: int,
+               outcome) -> tuple[int, int]:
+    """How many result blocks, then weak blocks (after their header), fit in
+    `room` characters (what the --budget `budget` leaves)."""
+    used, kept = 0, 0
+    for block in blocks:
+        if used + len(block) > room:
+            break
+        used, kept = used + len(block), kept + 1
+    kept_weak = 0
+    if kept == len(blocks) and weak_blocks and used + len(_weak_header(outcome)) <= room:
+        used += len(_weak_header(outcome))
+        for block in weak_blocks:
+            if used + len(block) > room:
+                break
+            used, kept_weak = used + len(block), kept_weak + 1
+    left_out = len(blocks) - kept + len(weak_blocks) - kept_weak
+    if left_out:
+        out.notice(f"{left_out} more result{'s' if left_out != 1 else ''} left out to stay within --budget {budget}")
+    return kept, kept_weak
+
+
+def _tables(out: Output, results: list, weak: list, outcome) -> None:
+    from ..ops.recall import snippet
+
+    def rows(found, style: str = "bold"):
+        return [(f"{r.score:.2f}", esc(r.memory.store), f"[{style}]{esc(r.memory.label)}[/]",
+                 esc(r.memory.branch or ""), esc(snippet(r.memory, 80))) for r in found]
+
+    columns = ("score", "store", "label", "branch", "snippet")
+    if results:
+        table(out, columns, rows(results))
+    if weak:
+        table(out, columns, rows(weak, "dim"), title=_weak_header(outcome).strip().rstrip(":"))

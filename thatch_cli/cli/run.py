@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from ..context import Context
 from ..errors import EXIT_INTERNAL, DatabaseError, ThatchError
+from . import waiting
 from .output import Output
 
 Command = Callable[..., "int | None"]
@@ -16,6 +17,8 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
     """Call `command(ctx, out, **params)`; a ThatchError becomes one line (or
     one JSON object) and its exit code, never a traceback. Returns the exit code."""
     out = Output(json_mode=bool(params.get("as_json")), env=ctx.env, stdout=ctx.stdout, stderr=ctx.stderr)
+    if ctx.indicator is None and waiting.wanted(out.stderr, ctx.env, out.json_mode):
+        ctx.indicator = lambda message: waiting.Spinner(out.stderr, message)
     try:
         code = command(ctx, out, **params)
         return int(code or 0)

@@ -33,6 +33,8 @@ def init(
 
     When neither the repository around the current directory nor its HEAD changed since the last prompt, the hook starts no process. THATCH_QUIET=1 silences it.
 
+    Entering a repository whose store has memories with vectors also starts the background model process (about 500 MB of memory; it exits after daemon.idle seconds without a request, 600 by default), so the first recall there answers at once. To turn that off: thatch config set daemon.warm false
+
     To remove it from a running shell: eval "$(thatch init --deactivate bash)" (zsh likewise); fish: thatch init --deactivate fish | source
     """
     from ..integrations.shell import check_shell, detect_shell, render, resolve_executable

@@ -3,14 +3,13 @@ ops/hygiene.py and ops/dedup.py). Both only report; nothing is changed."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 from .. import validate
 from ..context import Context
 from ..errors import EXIT_ATTENTION, EXIT_OK
 from ..ops.dedup import DEFAULT_PAIR_LIMIT
 from ..ops.hygiene import DEFAULT_STALE_DAYS
-from ..ops.remember import DUPLICATE_THRESHOLD
 from ..textsafe import shell_word
 from .declare import Json, Option, Store, command
 from .output import Output
@@ -40,7 +39,7 @@ def hygiene(
         return code
     scan, orphans = report.duplicates, report.orphans
     if scan.pairs:
-        section(out, f"Near-duplicates (cosine ≥ {DUPLICATE_THRESHOLD})")
+        section(out, f"Near-duplicates (cosine ≥ {report.threshold:g})")
         _pairs(out, scan.pairs)
         out.line("  Merge them (remember --overwrite, then forget), or keep both:"
                  f" thatch dedup keep {shell_word(scan.pairs[0].a.label)} {shell_word(scan.pairs[0].b.label)}")
@@ -83,9 +82,9 @@ def hygiene(
 def duplicates(
     ctx: Context, out: Output, *,
     store: Store = None,
-    threshold: Annotated[float, Option("--threshold", "-t", metavar="COSINE",
-                                       help="Report pairs with at least this cosine (above 0, at most 1).")
-                         ] = DUPLICATE_THRESHOLD,
+    threshold: Annotated[Optional[float], Option("--threshold", "-t", metavar="COSINE", show_default=False,
+                                                 help="Report pairs with at least this cosine (above 0, at most 1;"
+                                                      " default: setting duplicates.threshold, 0.85).")] = None,
     limit: Annotated[int, Option("--limit", "-n", metavar="N",
                                  help=f"Report the best N pairs (1-{validate.MAX_PAIR_LIMIT});"
                                       " counts still cover every pair.")] = DEFAULT_PAIR_LIMIT,
@@ -94,7 +93,7 @@ def duplicates(
     """List clusters of near-duplicate memories in a store (never deletes; exits 0).
 
     Compares the stored vectors of live memories pairwise, without loading
-    the model, and only vectors of the configured model (THATCH_MODEL);
+    the model, and only vectors of the configured model (setting model);
     memories with another model's vector or none are counted, not compared.
     Pairs with a dedup verdict are left out. A cluster is a connected group:
     A~B and B~C put A, B and C in one cluster even when A and C are not

@@ -57,7 +57,7 @@ def import_(
     import sys
 
     from ..ops import transfer
-    from .progress import ProgressBar
+    from .progress import STEP, ProgressBar
 
     total = None
     if source == "-":
@@ -73,9 +73,9 @@ def import_(
         except OSError as exc:
             raise InvalidInput(f"cannot read {source}: {exc.strerror or exc}") from None
     try:
-        with ProgressBar.for_output(out, "Importing") as progress:
-            outcome = transfer.import_lines(ctx, stream, overwrite=overwrite, store=store,
-                                            progress=progress, total=total)
+        with ProgressBar.for_output(out, "Importing", ctx) as progress:
+            outcome = transfer.import_lines(ctx, stream, overwrite=overwrite, store=store, progress=progress,
+                                            total=total, batch_size=STEP if progress else transfer.BATCH)
     finally:
         if source != "-":
             stream.close()

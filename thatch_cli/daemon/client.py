@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 # selectors), on every `thatch recall`.
 import _socket
 
+from .. import settings
 from . import protocol, runtime
 
 CONNECT_TIMEOUT = 5.0
@@ -176,7 +177,7 @@ class Client:
     def rundir(self) -> str:
         if self._rundir is None:
             if runtime.disabled(self.env):
-                raise Unreachable("disabled by THATCH_DAEMON=0")
+                raise Unreachable(f"disabled by {settings.origin(self.env, 'daemon.enabled')}")
             try:
                 self._rundir = runtime.ensure_dir(self.env)
             except runtime.UnsafeRuntime as exc:

@@ -117,11 +117,11 @@ def search(server: Server, request: dict, payload: bytes) -> Reply:
     except (TypeError, ValueError):
         raise ErrorReply("bad_request", "exclude must be a list of [store, slug] pairs") from None
     calibration = score_calibration(server.model) if len(vectors) > 1 else None
-    hits, floor = semantic(loader, stores, vectors, calibration, branch=request["branch"],
-                           include_archived=request["include_archived"], limit=request["limit"],
-                           exclude=exclude, min_score=request["min_score"], any_branch=request["any_branch"])
+    hits = semantic(loader, stores, vectors, calibration, branch=request["branch"],
+                    include_archived=request["include_archived"], limit=request["limit"],
+                    exclude=exclude, min_score=request["min_score"], any_branch=request["any_branch"])
     return {"model": server.model.name, "dim": dim, "unranked": sum(e.unranked for e in entries.values()),
-            "floor": floor, "hits": [[h.store, h.slug, h.score] for h in hits]}, returned
+            "hits": [[h.store, h.slug, h.score] for h in hits]}, returned
 
 
 def saved(server: Server, request: dict, payload: bytes) -> Reply:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 # Checked against the declared sizes before anything is read: a frame that
 # claims more is refused without allocating for it. A request's header holds
@@ -118,7 +118,7 @@ SHAPES: dict[str, Shape] = {shape.op: shape for shape in (
     Shape("search", {
         "db": TEXT, "stores": LIST, "query": OPT_TEXT, "passage": OPT_TEXT, "branch": OPT_TEXT,
         "include_archived": FLAG, "limit": COUNT, "exclude": LIST, "min_score": OPT_NUMBER, "any_branch": FLAG,
-    }, {"model": TEXT, "dim": COUNT, "unranked": COUNT, "floor": OPT_NUMBER, "hits": LIST}),
+    }, {"model": TEXT, "dim": COUNT, "unranked": COUNT, "hits": LIST}),
     # Payload of the request: the saved memory's vector (or nothing).
     Shape("saved", {
         "db": TEXT, "store": TEXT, "slug": TEXT, "branch": OPT_TEXT, "archived": FLAG, "model": OPT_TEXT,

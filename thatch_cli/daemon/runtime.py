@@ -24,9 +24,8 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the ho
 if TYPE_CHECKING:
     from typing import Mapping
 
-from .. import __version__
+from .. import __version__, settings
 
-DEFAULT_IDLE_SECONDS = 600.0
 
 SOCKET = "daemon.sock"
 LOCK = "daemon.lock"
@@ -45,15 +44,13 @@ class UnsafeRuntime(Exception):
 
 
 def disabled(env: Mapping[str, str]) -> bool:
-    return (env.get("THATCH_DAEMON") or "").strip().lower() in ("0", "off", "false", "no")
+    """Whether the daemon is switched off (setting daemon.enabled). Lenient,
+    as every reader here: a broken settings file means the default."""
+    return not settings.value(env, "daemon.enabled", strict=False)
 
 
 def idle_seconds(env: Mapping[str, str]) -> float:
-    try:
-        value = float(env.get("THATCH_DAEMON_IDLE") or DEFAULT_IDLE_SECONDS)
-    except ValueError:
-        return DEFAULT_IDLE_SECONDS
-    return value if value > 0 else DEFAULT_IDLE_SECONDS
+    return float(settings.value(env, "daemon.idle", strict=False))
 
 
 def runtime_dir(env: Mapping[str, str]) -> str:
@@ -109,18 +106,17 @@ def check_socket(path: str) -> None:
 def expected_model(env: Mapping[str, str]) -> str:
     """The identity of the model a command run with `env` uses, worked out
     without loading it (embeddings.model_identity): a daemon serves
-    whoever asks for that model, wherever its folder lies."""
-    from ..embeddings import model_identity, model_name
+    whoever asks for that model, wherever its folder lies. Like every
+    reader here, a broken settings file means the default."""
+    from ..embeddings import model_identity
 
-    return model_identity(model_name(env), env)
+    return model_identity(settings.value(env, "model", strict=False), env)
 
 
 def model_source(env: Mapping[str, str]) -> str:
     """Where the daemon loads the model from: a local folder as an absolute
     path (the daemon runs in /), anything else as configured."""
-    from ..embeddings import model_name
-
-    name = model_name(env)
+    name = settings.value(env, "model", strict=False)
     path = os.path.expanduser(name)
     return os.path.realpath(path) if not name.startswith("fake:") and os.path.isdir(path) else name
 

@@ -1,5 +1,6 @@
 """Warming the daemon from the shell prompt hook, when the user enters a
-repository: by the time they ask something, the model is loaded.
+repository whose store has memories with vectors: by the time they ask
+something, the model is loaded. Setting daemon.warm (THATCH_WARM) turns it off.
 
 maybe_warm costs a handful of syscalls when the daemon is up (a lock probe,
 reading the pid file), never waits for anything, imports only the standard
@@ -14,7 +15,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the ho
 if TYPE_CHECKING:
     from typing import Mapping
 
-from .. import __version__
+from .. import __version__, settings
 from . import runtime
 
 FAILED = "model.failed"  # written by a daemon whose model would not load
@@ -31,7 +32,7 @@ def maybe_warm(env: Mapping[str, str]) -> None:
 
 
 def _maybe_warm(env: Mapping[str, str]) -> None:
-    if runtime.disabled(env):
+    if runtime.disabled(env) or not settings.value(env, "daemon.warm", strict=False):
         return
     rundir = runtime.runtime_dir(env)
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .. import __version__, errors
+from .. import __version__, errors, settings
 from . import cli_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,20 +34,17 @@ ENVIRONMENT = [
     ("THATCH_DB", "Path of the database file. Overrides the default location."),
     ("THATCH_DB_PATH", "The original thatch's name for THATCH_DB, honoured so one setting points both "
                        "tools at the same file. THATCH_DB wins when both are set."),
-    ("THATCH_MODEL", "Embedding model: a Hugging Face model id or a local model folder "
-                     "(default BAAI/bge-small-en-v1.5)."),
     ("THATCH_STORE", "Store to use instead of the one detected from the current directory. "
                      "An explicit --store still wins."),
     ("THATCH_QUIET", "When set to 1, the shell prompt hook (thatch init) stays silent."),
     ("THATCH_HOOKS", "When set to 0, the git hooks installed by thatch hooks install skip thatch's part "
                      "(a hook they chain to still runs)."),
-    ("THATCH_DAEMON", "When set to 0 (or off, false, no), commands never start or use the background "
-                      "process that keeps the embedding model loaded between commands."),
-    ("THATCH_DAEMON_IDLE", "Seconds the background model process waits without a request before it exits "
-                           "(default 600)."),
+    # Every setting's variable, from the registry (settings.py); each overrides the settings file.
+    *((s.env, f"{s.doc} Overrides the setting {s.key} (default {s.show(s.default)}).")
+      for s in settings.SETTINGS.values()),
     ("NO_COLOR", "When set (to anything), output is plain text without colour or tables. So is output "
                  "to a pipe or with TERM=dumb."),
-    ("XDG_CONFIG_HOME", "Base of the default database location (default ~/.config)."),
+    ("XDG_CONFIG_HOME", "Base of the settings file and the default database location (default ~/.config)."),
     ("XDG_CACHE_HOME", "Base of the cache directory (default ~/.cache)."),
     ("XDG_DATA_HOME", "Where bash completion is installed (default ~/.local/share)."),
     ("XDG_RUNTIME_DIR", "Base of the directory for the background process's socket and pid files "
@@ -55,6 +52,8 @@ ENVIRONMENT = [
 ]
 
 FILES = [
+    ("$XDG_CONFIG_HOME/thatch/config.toml", "Settings (thatch config), read by every command; environment "
+                                            "variables override them."),
     ("$XDG_CONFIG_HOME/thatch/thatch.db", "The database (default ~/.config/thatch/thatch.db), shared with "
                                           "the original thatch. THATCH_DB moves it."),
     ("$XDG_CACHE_HOME/thatch/repos.json", "Cache of each repository's store name, refreshed when its git "

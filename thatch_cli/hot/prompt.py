@@ -12,6 +12,10 @@ passed in (a new shell passes nothing), and only when the store has live
 memories; moving around inside one repository, or detaching HEAD for a
 rebase or bisect, says nothing. Errors say nothing either: a prompt is no place for them.
 
+Entering a repository whose store has memories with vectors also starts the
+background model process (about 500 MB), so the first recall there is warm;
+setting daemon.warm (THATCH_WARM=0) or daemon.enabled turns that off.
+
 Stdlib only (plus thatch's stdlib-only modules), to stay inside 50 ms.
 """
 
@@ -47,7 +51,8 @@ def summary_line(store: str, branch: str | None, counts: Mapping[str | None, int
 
 
 def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | None, bool]:
-    """(new state, line to show or None, entered another repository)."""
+    """(new state, line to show or None, whether to warm the model: we
+    entered another repository and its store has memories with vectors)."""
     place = scope.here(env, cwd)
     # The state travels as one line (tabs become spaces) and never carries a
     # control character from a crafted HEAD back through the shell.
@@ -63,11 +68,12 @@ def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | 
     entered = place.repo is not None and name != prev_store
     conn = hooks.open_readonly(paths.db_path(env))
     if conn is None:
-        return state, None, entered
+        return state, None, False
     try:
         counts = hooks.branch_counts(conn, place.store)
+        warm = entered and bool(counts) and hooks.has_vectors(conn, place.store)
     except Exception:
-        return state, None, entered
+        return state, None, False
     finally:
         conn.close()
     orphans = 0
@@ -75,7 +81,7 @@ def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | 
     if counts and scope.belongs(place, place.store):
         gone = set(scope.orphaned(place, [b for b in counts if b is not None]))
         orphans = sum(n for b, n in counts.items() if b in gone)
-    return state, summary_line(place.store, place.branch, counts, orphans), entered
+    return state, summary_line(place.store, place.branch, counts, orphans), warm
 
 
 def _warm(env: Mapping[str, str]) -> None:
@@ -120,7 +126,7 @@ def main(argv: list[str]) -> int:
         return 2
     env = os.environ
     try:
-        state, line, entered = summarize(env, Path.cwd(), prev)
+        state, line, warm = summarize(env, Path.cwd(), prev)
     except Exception:
         if env.get("THATCH_DEBUG"):
             raise
@@ -134,6 +140,6 @@ def main(argv: list[str]) -> int:
         sys.stdout.flush()
     except OSError:
         return 0
-    if entered:
+    if warm:
         _warm(env)
     return 0

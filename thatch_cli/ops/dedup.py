@@ -18,7 +18,7 @@ from ..records import Memory
 from ..storage import maintenance
 from ..storage.memories import MemoryDB
 from ..storage.vectors import vector_rows
-from .remember import DUPLICATE_THRESHOLD
+from ..settings import DUPLICATE_THRESHOLD
 from .scope import lookup, target
 
 if TYPE_CHECKING:
@@ -197,13 +197,16 @@ def _clusters(ranked: list[tuple[DuplicatePair, int, int]], scans: list[tuple[li
     return clusters
 
 
-def duplicates(ctx: Context, store: str | None = None, *, threshold: float = DUPLICATE_THRESHOLD,
+def duplicates(ctx: Context, store: str | None = None, *, threshold: float | None = None,
                limit: int = DEFAULT_PAIR_LIMIT) -> DuplicateReport:
     """Clusters of near-duplicate live memories among the vectors of the
-    configured model (known by name from the environment; never loaded)."""
+    configured model (known by name from the settings; never loaded).
+    `threshold` defaults to the duplicates.threshold setting."""
     from ..embeddings import model_identity, model_name, model_space
 
     name = target(ctx, store)
+    if threshold is None:
+        threshold = ctx.setting("duplicates.threshold")
     model = model_identity(model_name(ctx.env), ctx.env)
     # `or ""`: a space of None would mean "compare every space".
     scan = near_duplicates(ctx.db(), name, threshold=threshold, limit=limit, space=model_space(model) or "")

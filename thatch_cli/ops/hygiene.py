@@ -15,7 +15,6 @@ from ..records import Memory
 from ..storage import maintenance
 from ..storage.memories import MemoryDB
 from .dedup import DuplicateScan, near_duplicates
-from .remember import DUPLICATE_THRESHOLD
 from .scope import target
 
 DEFAULT_STALE_DAYS = 90
@@ -51,6 +50,7 @@ class OrphanCheck:
 class HygieneReport:
     store: str
     stale_days: int
+    threshold: float  # the near-duplicate cut-off used (setting duplicates.threshold)
     checked_at: str
     duplicates: DuplicateScan
     stale: list[StaleMemory]
@@ -69,7 +69,7 @@ class HygieneReport:
             "checked_at": self.checked_at,
             "stale_days": self.stale_days,
             "duplicates": [{"score": round(p.score, 4), "a": p.a.brief(), "b": p.b.brief()} for p in scan.pairs],
-            "duplicate_check": {"threshold": DUPLICATE_THRESHOLD, "compared": scan.compared,
+            "duplicate_check": {"threshold": self.threshold, "compared": scan.compared,
                                 "without_vector": scan.without_vector, "spaces": scan.spaces,
                                 "pair_count": scan.pair_count, "truncated": scan.truncated},
             "stale": [{**s.memory.brief(), "last_recalled_at": s.memory.last_recalled_at,
@@ -123,11 +123,13 @@ def find_orphans(ctx: Context, store: str) -> OrphanCheck:
 def report(ctx: Context, store: str | None = None, *, stale_days: int = DEFAULT_STALE_DAYS) -> HygieneReport:
     name = target(ctx, store)
     db = ctx.db()
+    threshold = ctx.setting("duplicates.threshold")
     return HygieneReport(
         store=name,
         stale_days=stale_days,
+        threshold=threshold,
         checked_at=ctx.now(),
-        duplicates=near_duplicates(db, name),
+        duplicates=near_duplicates(db, name, threshold=threshold),
         stale=stale_memories(db, name, ctx.clock(), stale_days),
         orphans=find_orphans(ctx, name),
     )

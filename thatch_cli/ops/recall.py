@@ -3,6 +3,12 @@
 `search` records nothing; `recall` stamps recall telemetry on what it
 returns, the signal hygiene reads to find stale memories.
 
+Every mode scores on one 0-1 scale (ranking/fusion.py), so one relevance
+floor (setting recall.floor, or `floor=`) splits the best `limit` matches
+into results and weak matches. Weak matches are returned apart, for a
+caller that asks to see them, and never stamped: an unrelated query
+answers nothing and makes nothing look used.
+
 Dense ranking goes through ctx.engine(): the warm daemon (embeds the query
 and searches its cached matrix) or this process; both run
 ranking.dense.semantic, so results are identical. The lexical ranking is an
@@ -42,8 +48,8 @@ def _round(value: float | None) -> float | None:
 
 
 class Result:
-    """A memory, its score in the outcome's mode (fused, cosine or bm25), and
-    where each ranker placed it."""
+    """A memory, its score (0-1, in the outcome's mode), and where each
+    ranker placed it."""
 
     __slots__ = ("memory", "ranked")
 
@@ -80,28 +86,38 @@ class Result:
 
 
 class RecallOutcome:
-    __slots__ = ("query", "stores", "branch", "mode", "results", "notices")
+    """The results (score at or above `floor`, best first), the weak matches
+    below it, and notices."""
+
+    __slots__ = ("query", "stores", "branch", "mode", "floor", "results", "weak", "notices")
 
     def __init__(self, query: str, stores: list[str], branch: str | None, mode: str,  # the mode that ranked
-                 results: list[Result] | None = None, notices: list[str] | None = None) -> None:
-        self.query, self.stores, self.branch, self.mode = query, stores, branch, mode
+                 floor: float = 0.0, results: list[Result] | None = None, weak: list[Result] | None = None,
+                 notices: list[str] | None = None) -> None:
+        self.query, self.stores, self.branch, self.mode, self.floor = query, stores, branch, mode, floor
         self.results = results if results is not None else []
+        self.weak = weak if weak is not None else []
         self.notices = notices if notices is not None else []
 
-    def to_json(self, results: list[dict] | None = None) -> dict:
-        """The JSON document (`results` replaces the records, e.g. when a budget keeps fewer)."""
+    def to_json(self, results: list[dict] | None = None, weak: list[dict] | None = None) -> dict:
+        """The JSON document. `results` replaces the records (e.g. when a
+        budget keeps fewer); `weak` lists weak matches, null when not asked for."""
         return {
             "query": self.query,
             "stores": self.stores,
             "branch": self.branch,
             "mode": self.mode,
+            "floor": self.floor,
             "results": [r.to_json(self.mode) for r in self.results] if results is None else results,
+            "weak_count": len(self.weak),
+            "weak": weak,
             "notices": self.notices,
         }
 
     def __repr__(self) -> str:
         return (f"RecallOutcome(query={self.query!r}, stores={self.stores!r}, branch={self.branch!r},"
-                f" mode={self.mode!r}, results={self.results!r}, notices={self.notices!r})")
+                f" mode={self.mode!r}, floor={self.floor!r}, results={self.results!r}, weak={self.weak!r},"
+                f" notices={self.notices!r})")
 
 
 def search(
@@ -111,43 +127,48 @@ def search(
     store: str | None = None,
     all_stores: bool = False,
     branch: str | None = None,
-    limit: int = 10,
+    limit: int | None = None,
     include_archived: bool = False,
     mode: str = "hybrid",
+    floor: float | None = None,
 ) -> RecallOutcome:
+    """The best `limit` matches of `query` (default: setting recall.limit),
+    split at `floor` (default: setting recall.floor; 0 keeps every match)."""
     query = validate.query(query)
-    limit = validate.limit(limit)
+    limit = validate.limit(limit if limit is not None else ctx.setting("recall.limit"))
+    floor = validate.floor(floor) if floor is not None else ctx.setting("recall.floor")
     mode = validate.mode(mode)
     stores = search_scope(ctx, store, all_stores)
     branch = validate.branch(branch) if branch is not None else ctx.current_branch()
     db = ctx.db()
-    outcome = RecallOutcome(query=query, stores=stores, branch=branch, mode=mode)
+    outcome = RecallOutcome(query=query, stores=stores, branch=branch, mode=mode, floor=floor)
     depth = max(limit, CANDIDATES) if mode == "hybrid" else limit
     keywords: list = []  # [hits, query weight] once the keyword ranking ran
 
     def keyword_ranking() -> None:
         keywords[:] = lexical.rank(db, stores, query, branch=branch, include_archived=include_archived,
-                                   limit=depth, weigh=mode == "hybrid")
+                                   limit=depth, weigh=True)
 
-    dense, lowest = [], None
+    dense = []
     if mode != "lexical":
         try:
             # The keyword ranking runs while the daemon embeds the query.
-            dense, lowest = _semantic(ctx, outcome, depth, include_archived,
-                                      keyword_ranking if mode == "hybrid" else None)
+            dense = _semantic(ctx, outcome, depth, include_archived, keyword_ranking if mode == "hybrid" else None)
         except ModelUnavailable as exc:
             outcome.mode = "lexical"
             outcome.notices.append(f"semantic search unavailable ({exc.message}); showing keyword matches")
     if outcome.mode != "semantic" and not keywords:
         keyword_ranking()
-    keyword_hits = keywords[0] if keywords else []
+    keyword_hits, weight = keywords if keywords else ([], 0.0)
     if outcome.mode == "hybrid":
-        ranked = fuse(dense, lowest, keyword_hits, keywords[1])
+        ranked = fuse(dense, keyword_hits, weight)
     else:
-        ranked = alone(dense, "semantic") if outcome.mode == "semantic" else alone(keyword_hits, "lexical")
+        ranked = alone(dense, "semantic") if outcome.mode == "semantic" else alone(keyword_hits, "lexical", weight)
     ranked = ranked[:limit]
     rows = db.get_many(r.key for r in ranked)
-    outcome.results = [Result(rows[r.key], r) for r in ranked if r.key in rows]
+    found = [Result(rows[r.key], r) for r in ranked if r.key in rows]
+    outcome.results = [r for r in found if r.score >= floor]
+    outcome.weak = [r for r in found if r.score < floor]
     return outcome
 
 
@@ -168,7 +189,7 @@ def _semantic(ctx: Context, outcome: RecallOutcome, depth: int, include_archived
             + (" and can match by keywords only" if outcome.mode == "hybrid" else "")
             + "; run 'thatch reindex' to include them"
         )
-    return answer.hits, answer.floor
+    return answer.hits
 
 
 # How long a recall queues behind another writer to stamp its telemetry
@@ -177,7 +198,7 @@ STAMP_WAIT_S = 0.5
 
 
 def recall(ctx: Context, query: str, **options) -> RecallOutcome:
-    """search(), then count the results as recalled. Results never depend on
+    """search(), then count the results as recalled (never weak matches). Results never depend on
     the stamps: when they cannot be written (another writer holds the lock,
     a read-only file or mount) they are skipped and a notice says so."""
     import sqlite3

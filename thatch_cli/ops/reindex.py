@@ -32,9 +32,11 @@ def reindex(
     store: str | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    batch: int = BATCH,
 ) -> ReindexOutcome:
-    """Embed every row that the current model cannot rank. Raises
-    ModelUnavailable (changing nothing) when the model does not load."""
+    """Embed every row that the current model cannot rank, `batch` at a time
+    (`progress` hears after each). Raises ModelUnavailable (changing
+    nothing) when the model does not load."""
     from ..embeddings import model_space, ranked_spaces
 
     engine = ctx.engine()
@@ -50,15 +52,15 @@ def reindex(
     outcome = ReindexOutcome(model=name, checked=len(rows))
     if progress:
         progress(0, len(todo))
-    for start in range(0, len(todo), BATCH):
-        batch = todo[start : start + BATCH]
-        embedded = engine.embed_passages([content for _, _, content in batch])
+    for start in range(0, len(todo), batch):
+        rows = todo[start : start + batch]
+        embedded = engine.embed_passages([content for _, _, content in rows])
         with db.transaction():
-            for (s, slug, content), blob in zip(batch, embedded.blobs):
+            for (s, slug, content), blob in zip(rows, embedded.blobs):
                 if vectors.set_vector(db, s, slug, content, blob, embedded.model):
                     outcome.embedded += 1
                 else:
                     outcome.changed_meanwhile += 1
         if progress:
-            progress(start + len(batch), len(todo))
+            progress(start + len(rows), len(todo))
     return outcome

@@ -17,11 +17,6 @@ from ..records import Memory
 from ..slugs import derive_label, passage_text, slugify
 from .scope import target
 
-# The one near-duplicate cut-off: this warning, hygiene and `thatch
-# duplicates` (chosen on tests/data/duplicate_pairs.json: python
-# bench/duplicate_threshold.py). Defined here, not in dedup.py, so a
-# save through the daemon imports nothing it does not use.
-DUPLICATE_THRESHOLD = 0.85
 MAX_DUPLICATE_WARNINGS = 3
 
 
@@ -138,6 +133,6 @@ def find_similar(ctx: Context, memory: Memory, text: str):
         include_archived=False,
         limit=MAX_DUPLICATE_WARNINGS,
         exclude={memory.key},
-        min_score=DUPLICATE_THRESHOLD,
+        min_score=ctx.setting("duplicates.threshold"),
         any_branch=True,
     )

@@ -83,14 +83,11 @@ def top_scores(
     exclude: set[tuple[str, str]] = frozenset(),
     min_score: float | None = None,
     any_branch: bool = False,
-) -> tuple[list[tuple[str, str, float]], float | None]:
+) -> list[tuple[str, str, float]]:
     """Best (store, slug, cosine) across indexes, ties broken by store then slug
-    so results are identical however the vectors were loaded; and the lowest
-    cosine among every row in scope (None when there is none), the bottom of
-    the scale hybrid ranking normalises against."""
+    so results are identical however the vectors were loaded."""
     query = normalise(query.reshape(-1))
     found: list[tuple[str, str, float]] = []
-    floor: float | None = None
     for index in indexes:
         if not index.slugs:
             continue
@@ -99,8 +96,6 @@ def top_scores(
             continue
         # Multiply first, select after: indexing the matrix would copy it (150 MB at 100k rows).
         scores = (index.matrix @ query)[keep]
-        lowest = float(scores.min())
-        floor = lowest if floor is None else min(floor, lowest)
         if min_score is not None:
             passing = scores >= min_score
             keep, scores = keep[passing], scores[passing]
@@ -113,7 +108,7 @@ def top_scores(
             if (index.store, slug) not in exclude:
                 found.append((index.store, slug, float(scores[i])))
     found.sort(key=lambda hit: (-round(hit[2], 6), hit[0], hit[1]))
-    return found[:limit], floor
+    return found[:limit]
 
 
 # (store, spaces, dim) -> the store's vectors of each space.
@@ -155,25 +150,19 @@ def db_loader(db) -> VectorLoader:
 
 
 def semantic(loader: VectorLoader, stores: Sequence[str], vectors: Mapping[str, np.ndarray],
-             calibration: Mapping[str, tuple[float, float]] | None = None,
-             **options) -> tuple[list[Hit], float | None]:
+             calibration: Mapping[str, tuple[float, float]] | None = None, **options) -> list[Hit]:
     """The best hits across every space, each store's rows of a space scored
     with the query's vector of that space (and, for a space `calibration`
-    names, mapped onto the model's own scale: scale * cosine + offset), and
-    the lowest score in scope: top_scores over what `loader` gives
-    (`options` are top_scores' filters)."""
+    names, mapped onto the model's own scale: scale * cosine + offset):
+    top_scores over what `loader` gives (`options` are top_scores' filters)."""
     spaces = tuple(vectors)
     dim = int(next(iter(vectors.values())).shape[-1])
     loaded = [loader(store, spaces, dim) for store in stores]
     found: list[tuple[str, str, float]] = []
-    floor: float | None = None
     for space, vector in vectors.items():
         scale, offset = (calibration or {}).get(space, (1.0, 0.0))
-        scored, lowest = top_scores([per_store[space] for per_store in loaded], vector, **options)
+        scored = top_scores([per_store[space] for per_store in loaded], vector, **options)
         found += [(store, slug, scale * score + offset) for store, slug, score in scored]
-        if lowest is not None:
-            lowest = scale * lowest + offset
-            floor = lowest if floor is None else min(floor, lowest)
     found.sort(key=lambda hit: (-round(hit[2], 6), hit[0], hit[1]))
     limit = options.get("limit", len(found))
-    return [Hit(store, slug, score, "semantic") for store, slug, score in found[:limit]], floor
+    return [Hit(store, slug, score, "semantic") for store, slug, score in found[:limit]]

@@ -1,20 +1,24 @@
-"""Hybrid ranking: one list from the dense (cosine) and lexical (FTS5 bm25)
-rankings of the same query.
+"""Scores on one 0-1 scale in every mode, and the hybrid ranking: one list
+from the dense (cosine) and lexical (FTS5 bm25) rankings of the same query.
 
-A convex combination of the two scores, each first put on a 0-1 scale:
+Each ranker's evidence is first put on 0-1, on a scale that means the same
+whatever else is in the store (so a relevance floor can be applied to it):
 
-- dense: min-max over every memory in scope, (cos - lowest) / (best - lowest),
-  so the scale is the query's own and does not depend on how a model spreads
-  its cosines (bge-small crowds them into 0.6-0.9, MiniLM uses 0.0-0.8);
-- lexical: bm25 / the query's summed idf, capped at 1: the share of the
-  query's term weight a memory matches (storage/fulltext.query_weight). Dividing by
-  the best bm25 instead would hand full marks to a memory that merely shares
-  one common word with the query whenever nothing matches better.
+- semantic: the cosine itself, below 0 counted as 0. It does not depend on
+  the other memories: an unrelated query stays low even in a store of one.
+- lexical: LEXICAL_WEIGHT x bm25 / the query's summed idf, capped: the share
+  of the query's term weight a memory matches (storage/fulltext.query_weight),
+  worth at most 0.8. Words alone are weaker evidence than meaning: one
+  shared word ("rules", "form") would otherwise carry an off-topic query.
 
-Equal weights. Unlike reciprocal-rank fusion this keeps how far apart two
-results are, not just their order, so one strong exact-identifier match is
-not outvoted by a run of lukewarm semantic neighbours; `python bench/locomo.py`
-measures both. Pure Python: the warm recall client never imports numpy.
+Hybrid combines them as independent evidence, 1 - (1 - semantic)(1 - lexical):
+a memory found by one ranker keeps that ranker's score, agreement raises it,
+and a score never exceeds 1. So `score` is comparable across modes and
+against recall.floor. `python bench/relevance_floor.py` measures the scale
+and the floor; `python bench/locomo.py` the ranking (on LoCoMo as good as
+the min-max fusion it replaced, better than reciprocal-rank fusion).
+docs/recall.md has the figures.
+Pure Python: the warm recall client never imports numpy.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Sequence
 
 from ..records import Hit
 
-DENSE_WEIGHT = 0.5
+LEXICAL_WEIGHT = 0.8
 # How deep each ranking is read before fusing: a memory outside both top
 # lists cannot reach the top `limit` of the fused one in practice.
 CANDIDATES = 200
@@ -31,7 +35,7 @@ CANDIDATES = 200
 
 class Ranked:
     """One memory's place in each ranking (None where that ranker did not
-    return it) and its fused score."""
+    return it) and its score on the 0-1 scale."""
 
     __slots__ = ("key", "score", "dense", "dense_rank", "lexical", "lexical_rank")
 
@@ -70,29 +74,47 @@ def _ordered(entries) -> list[Ranked]:
     return sorted(entries, key=lambda e: (-round(e.score, 9), e.key))
 
 
-def fuse(dense: Sequence[Hit], lowest: float | None, lexical: Sequence[Hit], query_weight: float, *,
-         dense_weight: float = DENSE_WEIGHT) -> list[Ranked]:
-    """Both rankings (best first) in one list, best first. `lowest` is the
-    lowest cosine among all memories in scope (the dense list's last score
-    stands in when it is unknown); `query_weight` the bm25 of a full match."""
+def semantic_score(cosine: float) -> float:
+    """A cosine on the 0-1 scale."""
+    return min(1.0, max(0.0, cosine))
+
+
+def lexical_score(bm25: float, query_weight: float) -> float:
+    """A bm25 on the 0-1 scale: LEXICAL_WEIGHT x its share of `query_weight`
+    (the bm25 of a memory holding every query term once), capped."""
+    return LEXICAL_WEIGHT * min(1.0, bm25 / query_weight) if query_weight > 0 else 0.0
+
+
+def fuse(dense: Sequence[Hit], lexical: Sequence[Hit], query_weight: float) -> list[Ranked]:
+    """Both rankings (best first) in one list, best first, each memory
+    scored 1 - (1 - semantic)(1 - lexical)."""
     entries = _ranked(dense, lexical)
-    if dense:
-        best = dense[0].score
-        bottom = min(lowest if lowest is not None else dense[-1].score, dense[-1].score)
-        span = best - bottom
-        for hit in dense:
-            entries[hit.key].score += dense_weight * ((hit.score - bottom) / span if span > 0 else 1.0)
-    if lexical:
-        scale = query_weight if query_weight > 0 else max(lexical[0].score, 1e-9)
-        for hit in lexical:
-            entries[hit.key].score += (1 - dense_weight) * min(1.0, hit.score / scale)
+    weight = _weight(lexical, query_weight)
+    for entry in entries.values():
+        semantic = semantic_score(entry.dense) if entry.dense is not None else 0.0
+        words = lexical_score(entry.lexical, weight) if entry.lexical is not None else 0.0
+        entry.score = 1.0 - (1.0 - semantic) * (1.0 - words)
     return _ordered(entries.values())
 
 
-def alone(hits: Sequence[Hit], kind: str) -> list[Ranked]:
-    """One ranking on its own terms, in its own order: the score is the
-    ranker's own (cosine or bm25)."""
-    entries = _ranked(hits, []) if kind == "semantic" else _ranked([], hits)
-    for hit in hits:
-        entries[hit.key].score = hit.score
+def alone(hits: Sequence[Hit], kind: str, query_weight: float = 0.0) -> list[Ranked]:
+    """One ranking on its own, in its own order, scored on the 0-1 scale
+    (`query_weight` scales a lexical ranking, as in fuse)."""
+    if kind == "semantic":
+        entries = _ranked(hits, [])
+        for hit in hits:
+            entries[hit.key].score = semantic_score(hit.score)
+    else:
+        entries = _ranked([], hits)
+        weight = _weight(hits, query_weight)
+        for hit in hits:
+            entries[hit.key].score = lexical_score(hit.score, weight)
     return list(entries.values())
+
+
+def _weight(lexical: Sequence[Hit], query_weight: float) -> float:
+    """The full-match bm25 to scale against: the query's summed idf, or when
+    it is unknown the best bm25 (which then counts as a full match)."""
+    if query_weight > 0:
+        return query_weight
+    return max((hit.score for hit in lexical), default=0.0)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-DEFAULT_KEEP = 10
+from ..settings import HISTORY_KEEP as DEFAULT_KEEP
 
 # The columns of a memory a version keeps, in entries' names.
 COLUMNS = ("store", "slug", "label", "content", "embedding", "model", "branch", "confidence", "archived",

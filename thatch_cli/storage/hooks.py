@@ -68,6 +68,15 @@ def branch_counts(conn: sqlite3.Connection, store: str) -> dict[str | None, int]
     return {branch: count for branch, count in rows}
 
 
+def has_vectors(conn: sqlite3.Connection, store: str) -> bool:
+    """Whether any live memory of `store` has a vector (of any model: recall
+    there embeds its query either way)."""
+    row = conn.execute(
+        "SELECT 1 FROM entries WHERE store = ? AND archived = 0 AND embedding IS NOT NULL LIMIT 1", (store,)
+    ).fetchone()
+    return row is not None
+
+
 def branch_labels(conn: sqlite3.Connection, store: str, branch: str) -> list[str]:
     """Labels of the live memories scoped to `branch`, newest first."""
     rows = conn.execute(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
@@ -49,17 +49,19 @@ def marks(values: Sequence) -> str:
 
 class MemoryDB:
     def __init__(self, conn: sqlite3.Connection, path: Path | None = None, *, read_only: bool = False,
-                 history_keep: int | None = None) -> None:
+                 history_keep: int | Callable[[], int] | None = None) -> None:
         self.conn = conn
         self.path = path
         # Opened read-only (a read-only file or mount): reads work, writes fail clearly.
         self.read_only = read_only
-        # Versions of each memory to keep (None: leave the stored setting),
+        # Versions of each memory to keep (None: leave the stored setting; a
+        # callable is asked only then, so a read never depends on it),
         # recorded by the first write transaction that sees it differ.
         self.history_keep = history_keep
 
     @classmethod
-    def open(cls, path: Path, *, create_parent: bool = True, history_keep: int | None = None) -> "MemoryDB":
+    def open(cls, path: Path, *, create_parent: bool = True,
+             history_keep: int | Callable[[], int] | None = None) -> "MemoryDB":
         """Open (creating or upgrading) the database at `path`; its directory
         is created only with `create_parent`. A file this process cannot write
         opens read-only."""
@@ -84,8 +86,9 @@ class MemoryDB:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             if self.history_keep is not None:
-                if history.keep_setting(self.conn) != self.history_keep:
-                    history.set_keep(self.conn, self.history_keep)
+                keep = self.history_keep() if callable(self.history_keep) else self.history_keep
+                if history.keep_setting(self.conn) != keep:
+                    history.set_keep(self.conn, keep)
                 self.history_keep = None
             yield self.conn
         except BaseException:

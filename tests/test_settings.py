@@ -1,0 +1,126 @@
+"""The settings registry (settings.py): one place every reader goes through,
+environment over file over default, strict for commands and lenient for
+the hot paths."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from thatch_cli import embeddings, settings
+from thatch_cli.daemon import runtime
+from thatch_cli.settings import SETTINGS, SettingsError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write(env, text: str) -> Path:
+    path = settings.path(env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_environment_over_file_over_default(isolated_env):
+    env = dict(isolated_env)
+    assert settings.resolve(env, "recall.limit") == (10, "default")
+    write(env, "[recall]\nlimit = 4\n")
+    assert settings.resolve(env, "recall.limit") == (4, "file")
+    assert settings.resolve({**env, "THATCH_RECALL_LIMIT": "7"}, "recall.limit") == (7, "env")
+    assert settings.resolve({**env, "THATCH_RECALL_LIMIT": " "}, "recall.limit") == (4, "file")  # blank = unset
+
+
+def test_every_reader_of_the_model_agrees(isolated_env, minilm_path):
+    """embeddings.model_name, the daemon's expected model and the embedder
+    all take the model from the same setting."""
+    env = {k: v for k, v in isolated_env.items() if k != "THATCH_DAEMON"}
+    write(env, f'model = "{minilm_path}"\n')
+    assert embeddings.model_name(env) == minilm_path
+    assert runtime.expected_model(env) == embeddings.model_identity(minilm_path, env)
+    assert embeddings.embedder_from_env(env).name == runtime.expected_model(env)
+    assert runtime.expected_model({**env, "THATCH_MODEL": "fake:8"}) == embeddings.model_name(
+        {**env, "THATCH_MODEL": "fake:8"}) == "fake:8"
+
+
+def test_daemon_settings_from_the_file(isolated_env):
+    env = {k: v for k, v in isolated_env.items() if k != "THATCH_DAEMON"}
+    assert not runtime.disabled(env) and runtime.idle_seconds(env) == 600
+    write(env, "[daemon]\nenabled = false\nidle = 30\n")
+    assert runtime.disabled(env) and runtime.idle_seconds(env) == 30
+    assert not runtime.disabled({**env, "THATCH_DAEMON": "on"})
+    assert settings.origin(env, "daemon.enabled") == f"daemon.enabled in {settings.path(env)}"
+    assert settings.origin({**env, "THATCH_DAEMON": "0"}, "daemon.enabled") == "THATCH_DAEMON=0"
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("[recall\nfloor = 0.2\n", "is not valid TOML"),
+    ("[recall]\nfloor = 3\n", "recall.floor in"),
+    ("[recall]\nfloor = 'high'\n", "recall.floor in"),
+    ("[recall]\nlimit = 2.5\n", "recall.limit in"),
+])
+def test_a_broken_file_is_an_error_for_commands_and_the_default_for_hot_paths(isolated_env, text, fragment):
+    env = dict(isolated_env)
+    write(env, text)
+    key = "recall.limit" if "limit" in text else "recall.floor"
+    with pytest.raises(SettingsError, match=re.escape(fragment)):
+        settings.value(env, key)
+    assert settings.value(env, key, strict=False) == SETTINGS[key].default
+
+
+def test_a_bad_variable_names_itself(isolated_env):
+    with pytest.raises(SettingsError, match=r"THATCH_DAEMON='maybe' is not a valid daemon.enabled"):
+        settings.value({**isolated_env, "THATCH_DAEMON": "maybe"}, "daemon.enabled")
+    assert runtime.disabled({**isolated_env, "THATCH_DAEMON": "maybe"}) is False  # lenient: the default
+
+
+@pytest.mark.parametrize("key, raw, expected", [
+    ("daemon.enabled", "OFF", False), ("daemon.enabled", "yes", True), ("daemon.idle", "90", 90.0),
+    ("recall.floor", "0", 0.0), ("recall.floor", "1", 1.0), ("recall.limit", "25", 25),
+    ("duplicates.threshold", "0.9", 0.9), ("model", " fake:64 ", "fake:64"),
+])
+def test_values_are_parsed_from_text(key, raw, expected):
+    assert SETTINGS[key].parse(raw) == expected
+
+
+@pytest.mark.parametrize("key, raw", [
+    ("daemon.enabled", "maybe"), ("daemon.idle", "0"), ("daemon.idle", "nan"), ("recall.floor", "1.5"),
+    ("recall.floor", "-0.1"), ("recall.limit", "0"), ("recall.limit", "3.5"), ("duplicates.threshold", "0"),
+    ("model", ""), ("model", "a\nb"), ("recall.limit", True),
+])
+def test_bad_values_are_refused(key, raw):
+    with pytest.raises(ValueError):
+        SETTINGS[key].parse(raw)
+
+
+def test_the_file_is_read_once_per_change(isolated_env):
+    env = dict(isolated_env)
+    path = write(env, "[recall]\nlimit = 4\n")
+    assert settings.value(env, "recall.limit") == 4
+    cached = settings._READ[str(path)]
+    assert settings.value(env, "recall.floor") == 0.3 and settings._READ[str(path)] is cached
+    path.write_text("[recall]\nlimit = 5\n")
+    assert settings.value(env, "recall.limit") == 5
+
+
+def test_docs_list_every_setting():
+    text = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+    for entry in SETTINGS.values():
+        row = f"| `{entry.key}` | `{entry.env}` | `{entry.show(entry.default)}` |"
+        assert row in text, row
+
+
+def test_reading_settings_stays_light(isolated_env):
+    """The registry imports only the standard library (the prompt hook's
+    warm-up reads it); tomlkit is for writing only."""
+    env = dict(isolated_env)
+    write(env, "[daemon]\nwarm = false\n")
+    code = ("import sys; from thatch_cli import settings; import os;"
+            "print(settings.value(dict(os.environ), 'daemon.warm'));"
+            "print(sorted(m for m in ('tomlkit', 'numpy', 'typer', 'rich') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ)
+    assert result.stdout.split("\n")[:2] == ["False", "[]"], result.stderr

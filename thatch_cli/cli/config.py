@@ -1,0 +1,105 @@
+"""`thatch config get | set | unset | list | path`: settings that last
+(settings.py holds the registry, ops/config.py the checks and the edits)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from ..context import Context
+from ..settings import SETTINGS
+from .declare import Argument, Json, command, group
+from .output import Output
+from .render import esc, table
+
+CONFIG = group("config", "Settings that last: ~/.config/thatch/config.toml (environment variables override it).")
+
+_KEYS = "Settings:\n\n" + "\n\n".join(f"  {s.key} ({s.env}, default {s.show(s.default)}): {s.doc}"
+                                      for s in SETTINGS.values())
+Key = Annotated[str, Argument(metavar="KEY", help="A setting, e.g. recall.floor ('thatch config list' shows all).")]
+
+
+@command("get", group=CONFIG, epilog=_KEYS)
+def config_get(ctx: Context, out: Output, *, key: Key, as_json: Json = False) -> None:
+    """Print a setting's value (from its environment variable, the settings file, or the default)."""
+    from ..ops.config import get
+
+    found = get(ctx, key)
+    if out.json_mode:
+        out.json(found.to_json())
+        return
+    out.line(found.shown())
+
+
+@command("set", group=CONFIG, epilog=_KEYS)
+def config_set(
+    ctx: Context, out: Output, *,
+    key: Key,
+    value: Annotated[str, Argument(metavar="VALUE", help="The new value (true/false for switches).")],
+    as_json: Json = False,
+) -> None:
+    """Save a setting in the settings file, for every new terminal."""
+    from ..ops.config import set_value
+
+    change = set_value(ctx, key, value)
+    if out.json_mode:
+        out.json(change.to_json())
+        return
+    shown = change.after.setting.show
+    if change.changed:
+        was = "" if change.before.value is None else f" (was {shown(change.before.value)}, {change.before.source})"
+        out.line(f"{change.key} = {shown(change.filed)}{was} in {change.path}")
+    else:
+        out.line(f"{change.key} is already {shown(change.filed)} in {change.path}")
+    if change.overridden_by:
+        out.notice(f"{change.overridden_by} is set and overrides it here")
+
+
+@command("unset", group=CONFIG, epilog=_KEYS)
+def config_unset(ctx: Context, out: Output, *, key: Key, as_json: Json = False) -> None:
+    """Remove a setting from the settings file (back to its default)."""
+    from ..ops.config import unset
+
+    change = unset(ctx, key)
+    if out.json_mode:
+        out.json(change.to_json())
+        return
+    now = f"{change.after.shown()} ({change.after.source})"
+    if change.changed:
+        out.line(f"Removed {change.key} from {change.path}; it is now {now}")
+    else:
+        out.line(f"{change.key} was not set in {change.path}; it is {now}")
+
+
+@command("list", group=CONFIG, epilog=_KEYS)
+def config_list(ctx: Context, out: Output, *, as_json: Json = False) -> None:
+    """Every setting with its value and where it comes from (default, file or env)."""
+    from ..ops.config import listing
+
+    found = listing(ctx)
+    if out.json_mode:
+        out.json(found.to_json())
+        return
+    for key in found.unknown:
+        out.notice(f"{found.path} sets {key!r}, which this thatch does not know (ignored)")
+    if out.rich:
+        table(out, ("setting", "value", "source"),
+              [(f"[bold]{v.key}[/]", esc(v.shown()), _source(v)) for v in found.values],
+              title=f"{found.path}{'' if found.exists else ' (not created yet)'}")
+        return
+    out.lines([f"{v.key}\t{v.shown()}\t{v.source}" for v in found.values])
+
+
+def _source(value) -> str:
+    return f"env {value.setting.env}" if value.source == "env" else value.source
+
+
+@command("path", group=CONFIG)
+def config_path(ctx: Context, out: Output, *, as_json: Json = False) -> None:
+    """Print where the settings file is (it may not exist yet)."""
+    from ..settings import path
+
+    file = path(ctx.env)
+    if out.json_mode:
+        out.json({"path": str(file), "exists": file.is_file()})
+        return
+    out.line(str(file))
