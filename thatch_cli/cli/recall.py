@@ -21,14 +21,23 @@ from .output import Output
 from .render import esc, table
 
 
-@command("recall")
+@command("recall", examples=[
+    'thatch recall "how do I publish a new version?"',
+    'thatch recall "ERR_CONN_RESET" --mode lexical',
+    'thatch recall "staging port" --global',
+    'thatch recall "deploy" | cut -f3     # the labels',
+    'thatch recall "deploy" --json --budget 4000',
+], json="query, stores, branch, mode, results (brief plus score, match, scores, snippet, content), notices,"
+        " budget (chars, omitted; null without --budget)")
 def recall(
     ctx: Context, out: Output, *,
-    query: Annotated[str, Argument(help="What you are looking for, in your own words.")],
+    query: Annotated[str, Argument(metavar="QUERY", help="What you are looking for, in your own words.")],
     store: Annotated[Optional[str], Option("--store", "-s", metavar="STORE", help="Search only this store.")] = None,
     all_stores: Annotated[bool, Option("--all-stores", "-a", help="Search every store.")] = False,
-    branch: Annotated[Optional[str], Option("--branch", "-b",
+    branch: Annotated[Optional[str], Option("--branch", "-b", metavar="BRANCH",
                                             help="Include this branch's memories instead of the current branch's.")] = None,
+    this_branch: Annotated[bool, Option("--this-branch",
+                                        help="Include the current branch's memories (the default).")] = False,
     limit: Annotated[int, Option("--limit", "-n", help="Most results to show.")] = 10,
     include_archived: Annotated[bool, Option("--include-archived", help="Search archived memories too.")] = False,
     mode: Annotated[str, Option("--mode", "-m", metavar="MODE", choices=validate.MODES,
@@ -37,10 +46,15 @@ def recall(
                                             help="Cap the output at CHARS characters, dropping whole results.")] = None,
     as_json: Json = False,
 ) -> None:
-    """Find memories by meaning and by their words: the detected store plus global, unless told otherwise."""
+    """Find memories by meaning and by their words: the detected store plus global, unless told otherwise.
+
+    On a terminal, a table. Piped, one result per line, tab-separated: score, store, label, branch, snippet (`cut -f3` gives the labels)."""
     from ..ops.recall import recall as find
+    from ..ops.scope import branch_choice
 
     budget = validate.budget(budget)
+    if this_branch:
+        branch = branch_choice(ctx, branch, this_branch)
     outcome = find(ctx, query, store=store, all_stores=all_stores, branch=branch, limit=limit,
                    include_archived=include_archived, mode=mode)
     show(out, outcome, budget)
@@ -72,15 +86,13 @@ def fit_json(outcome, budget: int | None) -> dict:
 
 
 def _plain_blocks(outcome) -> list[str]:
+    """One line per result, the table's columns tab-separated: score, store, label, branch, snippet."""
     from ..ops.recall import snippet
-    from ..textsafe import visible
+    from ..textsafe import one_line
 
-    blocks = []
-    for r in outcome.results:
-        branch = f" [{r.memory.branch}]" if r.memory.branch else ""
-        text = f"{r.score:6.3f}  {r.memory.store}  {r.memory.label}{branch}\n        {snippet(r.memory)}"
-        blocks.append(visible(text) + "\n")
-    return blocks
+    return ["\t".join([f"{r.score:.3f}", *(one_line(f) for f in (r.memory.store, r.memory.label,
+                                                                   r.memory.branch or "", snippet(r.memory)))]) + "\n"
+            for r in outcome.results]
 
 
 def show(out: Output, outcome, budget: int | None = None) -> None:
@@ -90,7 +102,7 @@ def show(out: Output, outcome, budget: int | None = None) -> None:
     for notice in outcome.notices:
         out.notice(notice)
     if not outcome.results:
-        out.line(f"No memories match in {', '.join(outcome.stores)}.")
+        out.notice(f"no memories match in {', '.join(outcome.stores)}")
         return
     blocks = _plain_blocks(outcome)
     kept = len(blocks)

@@ -17,7 +17,7 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
     one JSON object) and its exit code, never a traceback. Returns the exit code."""
     out = Output(json_mode=bool(params.get("as_json")), env=ctx.env, stdout=ctx.stdout, stderr=ctx.stderr)
     try:
-        code = command(ctx, out, **params)
+        code = command(ctx, out, **with_global(params))
         return int(code or 0)
     except ThatchError as err:
         out.error(err)
@@ -38,6 +38,20 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
         return EXIT_INTERNAL
     finally:
         ctx.close()
+
+
+def with_global(params: dict[str, Any]) -> dict[str, Any]:
+    """--global (cli/app.py adds it beside every --store) as store="global"."""
+    if "global_store" not in params:
+        return params
+    params = dict(params)
+    if params.pop("global_store"):
+        if params.get("store") not in (None, "global"):
+            from ..errors import InvalidInput
+
+            raise InvalidInput("use either --store or --global, not both")
+        params["store"] = "global"
+    return params
 
 
 def database_error(exc: BaseException) -> DatabaseError | None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .. import validate
 from ..context import Context
 from ..storage import vectors
+from .scope import existing
 
 BATCH = 256
 
@@ -39,7 +39,7 @@ def reindex(
 
     engine = ctx.engine()
     db = ctx.db()
-    stores = [validate.store(store)] if store is not None else None
+    stores = [existing(ctx, store)] if store is not None else None
     name, dim = engine.model_info()
     space = model_space(name)
     rows = vectors.reindex_rows(db, stores)
