@@ -38,9 +38,11 @@ class Deferred:
         if self.choices:
             # The values are checked by the library (validate.py), with the
             # same one-line error on every front door; Typer only shows
-            # and exports them (help, completion, man page).
+            # and exports them (help, completion, man page). An option shows
+            # them as its value; an argument keeps its name, and its help
+            # names them.
             info.thatch_choices = tuple(self.choices)
-            if info.metavar is None:
+            if self.factory == "Option" or info.metavar is None:
                 info.metavar = "[" + "|".join(self.choices) + "]"
         return info
 

@@ -39,7 +39,7 @@ def dedup_keep(ctx: Context, out: Output, *, label_a: LabelA, label_b: LabelB, s
 ], json=VERDICT_KEYS)
 def dedup_mark(
     ctx: Context, out: Output, *, label_a: LabelA, label_b: LabelB,
-    status: Annotated[str, Option("--status", metavar="STATUS", show_default=False, choices=validate.VERDICTS,
+    status: Annotated[str, Option("--status", show_default=False, choices=validate.VERDICTS,
                                   help="How the two memories relate: duplicate, supplement, contradiction or unrelated.")],
     store: Store = None, as_json: Json = False,
 ) -> None:

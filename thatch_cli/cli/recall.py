@@ -40,7 +40,7 @@ def recall(
                                         help="Include the current branch's memories (the default).")] = False,
     limit: Annotated[int, Option("--limit", "-n", help="Most results to show.")] = 10,
     include_archived: Annotated[bool, Option("--include-archived", help="Search archived memories too.")] = False,
-    mode: Annotated[str, Option("--mode", "-m", metavar="MODE", choices=validate.MODES,
+    mode: Annotated[str, Option("--mode", "-m", choices=validate.MODES,
                                 help="Ranking: hybrid (meaning and exact words), semantic or lexical.")] = "hybrid",
     budget: Annotated[Optional[int], Option("--budget", metavar="CHARS",
                                             help="Cap the output at CHARS characters, dropping whole results.")] = None,

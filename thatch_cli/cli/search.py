@@ -26,7 +26,7 @@ def search(
                                              help="Search only this store, or every store with 'all'"
                                                   " (default: the detected store plus global).")] = None,
     limit: Annotated[int, Option("--limit", "-n", metavar="N", help="Most results to show.")] = 10,
-    mode: Annotated[str, Option("--mode", "-m", metavar="MODE", choices=validate.MODES,
+    mode: Annotated[str, Option("--mode", "-m", choices=validate.MODES,
                                 help="Ranking: hybrid (meaning and exact words), semantic or lexical.")] = "hybrid",
     as_json: Json = False,
 ) -> None:
