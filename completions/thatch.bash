@@ -5,7 +5,7 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='archive backup completion config daemon dedup duplicates export forget history hooks hygiene import init list recall reindex remember rescope restore restore-memory show stores' ;;
+        '') _thatch_r='archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list recall reindex remember rename rescope restore restore-memory search show stores unarchive' ;;
         'completion') _thatch_r='install show' ;;
         'config') _thatch_r='get list path set unset' ;;
         'daemon') _thatch_r='start status stop' ;;
@@ -19,7 +19,7 @@ _thatch_subcommands() {
 _thatch_options() {
     case $1 in
         '') _thatch_r='--help -h --version -V -v' ;;
-        'archive') _thatch_r='--branch -b --store -s --json --help -h' ;;
+        'archive') _thatch_r='--branch -b --this-branch --store -s --global -g --json --help -h' ;;
         'backup') _thatch_r='--json --help -h' ;;
         'completion') _thatch_r='--help -h' ;;
         'completion install') _thatch_r='--json --help -h' ;;
@@ -35,29 +35,34 @@ _thatch_options() {
         'daemon status') _thatch_r='--json --help -h' ;;
         'daemon stop') _thatch_r='--json --help -h' ;;
         'dedup') _thatch_r='--help -h' ;;
-        'dedup keep') _thatch_r='--store -s --json --help -h' ;;
-        'dedup list') _thatch_r='--store -s --json --help -h' ;;
-        'dedup mark') _thatch_r='--status --store -s --json --help -h' ;;
-        'duplicates') _thatch_r='--store -s --threshold -t --limit -n --json --help -h' ;;
-        'export') _thatch_r='--store -s --all -a --with-vectors --output -o --json --help -h' ;;
-        'forget') _thatch_r='--store -s --json --help -h' ;;
-        'history') _thatch_r='--store -s --json --help -h' ;;
+        'dedup keep') _thatch_r='--store -s --global -g --json --help -h' ;;
+        'dedup list') _thatch_r='--store -s --global -g --json --help -h' ;;
+        'dedup mark') _thatch_r='--status --store -s --global -g --json --help -h' ;;
+        'duplicates') _thatch_r='--store -s --global -g --threshold -t --limit -n --json --help -h' ;;
+        'edit') _thatch_r='--store -s --global -g --json --help -h' ;;
+        'export') _thatch_r='--store -s --global -g --all --all-stores -a --with-vectors --output -o --json --help -h' ;;
+        'forget') _thatch_r='--store -s --global -g --json --help -h' ;;
+        'help') _thatch_r='--help -h' ;;
+        'history') _thatch_r='--store -s --global -g --json --help -h' ;;
         'hooks') _thatch_r='--help -h' ;;
         'hooks install') _thatch_r='--repo --json --help -h' ;;
         'hooks status') _thatch_r='--repo --json --help -h' ;;
         'hooks uninstall') _thatch_r='--repo --json --help -h' ;;
-        'hygiene') _thatch_r='--store -s --stale-days --json --help -h' ;;
-        'import') _thatch_r='--overwrite --store -s --json --help -h' ;;
+        'hygiene') _thatch_r='--store -s --global -g --stale-days --json --help -h' ;;
+        'import') _thatch_r='--overwrite --store -s --global -g --json --help -h' ;;
         'init') _thatch_r='--deactivate --json --help -h' ;;
-        'list') _thatch_r='--store -s --branch -b --archived --json --help -h' ;;
-        'recall') _thatch_r='--store -s --all-stores -a --branch -b --limit -n --include-archived --mode -m --floor --show-weak --budget --json --help -h' ;;
-        'reindex') _thatch_r='--store -s --json --help -h' ;;
-        'remember') _thatch_r='--store -s --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --json --help -h' ;;
-        'rescope') _thatch_r='--from --to --unscoped --store -s --json --help -h' ;;
+        'list') _thatch_r='--store -s --global -g --branch -b --this-branch --archived --json --help -h' ;;
+        'recall') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --limit -n --include-archived --mode -m --floor --show-weak --budget --json --help -h' ;;
+        'reindex') _thatch_r='--store -s --global -g --json --help -h' ;;
+        'remember') _thatch_r='--store -s --global -g --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --json --help -h' ;;
+        'rename') _thatch_r='--store -s --global -g --json --help -h' ;;
+        'rescope') _thatch_r='--from --to --unscoped --store -s --global -g --json --help -h' ;;
         'restore') _thatch_r='--json --help -h' ;;
-        'restore-memory') _thatch_r='--version --store -s --json --help -h' ;;
-        'show') _thatch_r='--store -s --json --help -h' ;;
-        'stores') _thatch_r='--json --help -h' ;;
+        'restore-memory') _thatch_r='--version --store -s --global -g --json --help -h' ;;
+        'search') _thatch_r='--limit -n --mode -m --json --help -h' ;;
+        'show') _thatch_r='--store -s --global -g --json --help -h' ;;
+        'stores') _thatch_r='--drop --json --help -h' ;;
+        'unarchive') _thatch_r='--store -s --global -g --json --help -h' ;;
         *) _thatch_r='--help -h' ;;
     esac
 }
@@ -68,10 +73,10 @@ _thatch_option_value() {
     case "$1|$2" in
         'archive|--branch'|'archive|-b'|'list|--branch'|'list|-b'|'recall|--branch'|'recall|-b'|'remember|--branch'|'remember|-b'|'rescope|--from'|'rescope|--to') _thatch_r=branches ;;
         'dedup mark|--status') _thatch_r='choices:duplicate supplement contradiction unrelated' ;;
-        'recall|--mode'|'recall|-m') _thatch_r='choices:hybrid semantic lexical' ;;
+        'recall|--mode'|'recall|-m'|'search|--mode'|'search|-m') _thatch_r='choices:hybrid semantic lexical' ;;
         'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo') _thatch_r=files ;;
-        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version') _thatch_r=none ;;
-        'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'show|--store'|'show|-s') _thatch_r=stores ;;
+        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version'|'search|--limit'|'search|-n'|'stores|--drop') _thatch_r=none ;;
+        'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'show|--store'|'show|-s'|'unarchive|--store'|'unarchive|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;
     esac
 }
@@ -81,8 +86,8 @@ _thatch_argument() {
     case "$1|$2" in
         'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
         'backup|0'|'import|0'|'restore|0') _thatch_r=files ;;
-        'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'forget|0'|'history|0'|'restore-memory|0'|'show|0') _thatch_r=labels ;;
-        'list|0') _thatch_r=stores ;;
+        'archive|0'|'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'edit|0'|'forget|0'|'history|0'|'remember|0'|'restore-memory|0'|'show|0'|'unarchive|0') _thatch_r=labels ;;
+        'edit|1'|'forget|1'|'list|0'|'show|1') _thatch_r=stores ;;
         *) _thatch_r=none ;;
     esac
 }

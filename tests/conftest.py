@@ -34,7 +34,7 @@ def isolated_env(tmp_path_factory, monkeypatch) -> dict[str, str]:
         "GIT_COMMITTER_EMAIL": "test@example.com",
     }
     for key in ("THATCH_STORE", "THATCH_MODEL", "THATCH_DB_PATH", "NO_COLOR", "THATCH_QUIET", "THATCH_HOOKS",
-                "THATCH_FASTPATH", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "CLAUDE_CONFIG_DIR"):
+                "THATCH_FASTPATH", "THATCH_SHELL_HOOK", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "CLAUDE_CONFIG_DIR"):
         monkeypatch.delenv(key, raising=False)
     for key, value in values.items():
         monkeypatch.setenv(key, value)

@@ -269,3 +269,37 @@ def writable_again(directory: Path) -> None:
     directory.chmod(0o700)
     for path in directory.iterdir():
         path.chmod(0o600)
+
+
+def thatch_pty(args, *, env: dict[str, str], cwd: Path | None = None, timeout: float = 60,
+               rows: int = 40, cols: int = 100) -> tuple[int, str]:
+    """`python -m thatch_cli ARGS` on a pseudo-terminal (stdin, stdout and
+    stderr all a terminal, as for a person typing): (exit code, everything
+    it printed, with the terminal's CRLF turned back into LF)."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    main_fd, child_fd = pty.openpty()
+    fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "thatch_cli", *args], stdin=child_fd, stdout=child_fd,
+                            stderr=child_fd, env=env, cwd=cwd, close_fds=True, start_new_session=True)
+    os.close(child_fd)
+    chunks, deadline = [], time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([main_fd], [], [], 0.1)
+        if ready:
+            try:
+                data = os.read(main_fd, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif proc.poll() is not None:
+            break
+    os.close(main_fd)
+    code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    return code, b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")

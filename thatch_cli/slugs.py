@@ -67,6 +67,17 @@ def derive_label(content: str) -> tuple[str, str]:
     return _shorten(lines[first_nonempty], DERIVED_LABEL_CHARS), content
 
 
+def split_heading(text: str) -> tuple[str | None, str]:
+    """(heading, the rest) when the first non-empty line is a Markdown
+    heading (as `thatch edit` writes the label), else (None, text)."""
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    match = _HEADING.match(lines[first]) if first is not None else None
+    if match is None:
+        return None, text
+    return match.group(1).strip(), "\n".join(lines[first + 1 :]).strip("\n")
+
+
 def passage_text(label: str, body: str) -> str:
     """The exact text stored in `content` and embedded: a re-embed needs no reconstruction."""
     return f"# {label}\n\n{body}"

@@ -256,7 +256,10 @@ def test_list_variants(cli, seeded):
     assert [m["slug"] for m in run_json(cli, "list", "--branch", "feat/login", cwd=seeded)[1]["memories"]] == ["login-wip"]
     assert [m["slug"] for m in run_json(cli, "list", "--archived", cwd=seeded)[1]["memories"]] == ["old-release"]
     plain = cli("list", cwd=seeded)
-    assert plain.exit_code == 0 and "release" in plain.stdout and "[feat/login]" in plain.stdout
+    assert plain.exit_code == 0
+    assert plain.stdout.splitlines() == [
+        "login wip\tfeat/login\t\t2026-11-30T12:00:00.123Z\tpublish login form half done",
+        "release\t\t\t2026-11-30T12:00:00.123Z\tpublish the package with twine upload"]
 
 
 def test_show(cli, seeded):

@@ -86,6 +86,7 @@ def test_fixed_choices_are_exported_from_the_library_constants():
                for p in command["params"] if p["choices"]}
     assert choices == {
         ("recall", "mode"): list(validate.MODES),
+        ("search", "mode"): list(validate.MODES),
         ("dedup mark", "status"): list(validate.VERDICTS),
         ("completion install", "shell"): list(shellinit.SHELLS),
         ("completion show", "shell"): list(shellinit.SHELLS),

@@ -117,8 +117,9 @@ def test_a_pipe_never_gets_a_status_line(cli):
 
         embed_passages = None
 
-    result = cli("recall", "anything", "--store", "s", embedder=Slow())
-    assert result.exit_code == 0 and result.stderr == ""
+    result = cli("recall", "anything", "--store", "global", embedder=Slow())
+    # Only the answer's own notice: no status line, no carriage return.
+    assert result.exit_code == 0 and result.stderr == "thatch: no memories match well enough in global\n"
 
 
 def test_a_notice_during_a_wait_gets_its_own_line():

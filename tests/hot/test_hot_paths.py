@@ -51,7 +51,7 @@ def test_probe_sees_dulwich_on_a_cold_identity_cache(repo, tmp_path):
 @pytest.mark.parametrize("args, expect", [
     (["_hook", "prompt"], "thatch: acme/widget · 4 memories · 2 on feat/x · 1 orphaned (thatch hygiene)"),
     (["_hook", "prompt", "--prev", "elsewhere\tmain"], "2 on feat/x"),
-    (["_githook", "post-checkout", "0" * 40, "1" * 40, "1"], "thatch: 2 memories on feat/x (acme/widget):"),
+    (["_githook", "post-checkout", "0" * 40, "1" * 40, "1"], "thatch: 2 memories on feat/x in acme/widget (thatch list --this-branch)"),
     (["_githook", "branch-deleted", "--git-pid", "1", "--", "gone"], "1 memory was scoped to deleted branch gone"),
 ])
 def test_hooks_import_nothing_heavy(repo, tmp_path, args, expect):

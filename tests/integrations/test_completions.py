@@ -141,8 +141,8 @@ def test_bash_completes_commands_and_options_without_a_process(world):
         "thatch dedup ''": ["keep", "list", "mark"],
         "thatch completion ''": ["install", "show"],
         "thatch hygiene --st": ["--stale-days", "--store"],
-        "thatch rescope --": ["--from", "--help", "--json", "--store", "--to", "--unscoped"],
-        "thatch dedup keep -": ["--help", "--json", "--store", "-h", "-s"],
+        "thatch rescope --": ["--from", "--global", "--help", "--json", "--store", "--to", "--unscoped"],
+        "thatch dedup keep -": ["--global", "--help", "--json", "--store", "-g", "-h", "-s"],
         "thatch completion install ''": ["bash", "fish", "zsh"],
         "thatch completion show z": ["zsh"],
         "thatch init ''": ["bash", "fish", "zsh"],
@@ -178,7 +178,8 @@ def test_bash_completes_labels_stores_and_branches(world):
         "thatch dedup keep 'deploy\\ steps' dep": ["deploy\\ notes", "deploy\\ steps"],
         "thatch show --store team/notes ''": ["team\\ thing"],
         "thatch show -s global g": ["global\\ tip"],
-        "thatch show 'deploy\\ steps' ''": [],  # show takes one label
+        "thatch show 'deploy\\ steps' ''": ["acme/widget", "global", "team/notes"],  # show LABEL [STORE]
+        "thatch show 'deploy\\ steps' global ''": [],  # and nothing more
         "thatch list ''": ["acme/widget", "global", "team/notes"],
         "thatch remember --store gl": ["global"],
         "thatch rescope --from ''": ["feat/x", "main"],
@@ -421,7 +422,7 @@ def test_bash_puts_a_dash_label_after_double_dash(dashed):
     assert got[0] == ["-- -v\\ is\\ verbose"]
     assert got[1] == ["-v\\ is\\ verbose"]  # already after --
     assert "-- -v\\ is\\ verbose" in got[2] and "deploy\\ steps" in got[2]
-    assert got[3] == ["--help", "--json", "--store", "-h", "-s"]  # a lone '-' completes options
+    assert got[3] == ["--global", "--help", "--json", "--store", "-g", "-h", "-s"]  # a lone '-' completes options
     assert got[4] == ["--store"]
     # What bash inserts reads back as two words: the separator, then the label.
     out = subprocess.run(["bash", "-c", f"words=({got[0][0]}); printf '<%s>' \"${{words[@]}}\""],

@@ -198,15 +198,15 @@ def test_not_a_repository(tmp_path):
 # -- post-checkout ------------------------------------------------------------------------------
 
 
-def test_switch_prints_the_branch_memories(repo):
+def test_switch_prints_one_line_for_a_branch_with_memories(repo):
     install(repo)
     out = git(repo, "switch", "feat/login").stderr
-    assert thatch_lines(out) == ["thatch: 3 memories on feat/login (acme/widget):"]
-    assert "  - feat/login note 2\n  - feat/login note 1\n  - feat/login note 0\n" in out
+    assert thatch_lines(out) == ["thatch: 3 memories on feat/login in acme/widget (thatch list --this-branch)"]
     out = git(repo, "checkout", "feat/many").stderr
-    assert "thatch: 7 memories on feat/many (acme/widget):" in out
-    assert out.count("  - feat/many note") == 5 and "… and 2 more: thatch list --branch feat/many" in out
+    assert thatch_lines(out) == ["thatch: 7 memories on feat/many in acme/widget (thatch list --this-branch)"]
     assert thatch_lines(git(repo, "switch", "empty").stderr) == []
+    # A shell whose prompt hook reports switches (it exports THATCH_SHELL_HOOK): the hook stays quiet.
+    assert thatch_lines(git(repo, "switch", "feat/login", env={"THATCH_SHELL_HOOK": "bash"}).stderr) == []
     # A file checkout (flag 0) says nothing, even on a branch with memories.
     git(repo, "switch", "-q", "feat/login")
     (repo / "file.txt").write_text("changed\n")
@@ -220,10 +220,10 @@ def test_linked_worktrees_share_the_hooks(repo, tmp_path):
     result = json.loads(thatch("hooks", "install", "--json", cwd=tmp_path / "wt").stdout)
     assert result["hooks_dir"] == str(repo / ".git" / "hooks")
     out = git(tmp_path / "wt", "switch", "feat/login").stderr
-    assert "thatch: 3 memories on feat/login (acme/widget):" in out
+    assert "thatch: 3 memories on feat/login in acme/widget" in out
     # `git worktree add` checks the branch out in the new worktree: same message there.
     out = git(repo, "worktree", "add", str(tmp_path / "wt2"), "feat/many").stderr
-    assert "thatch: 7 memories on feat/many (acme/widget):" in out
+    assert "thatch: 7 memories on feat/many in acme/widget" in out
 
 
 # -- reference-transaction ------------------------------------------------------------------------

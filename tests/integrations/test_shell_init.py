@@ -281,17 +281,22 @@ def test_hook_in_a_real_shell(shell, world):
         step("true", 0)
         step("cd sub", 0)  # same repository, same HEAD: nothing starts
         step("false", 0, status=1)
-        step("git switch -q feat/login", 1, shows="3 on feat/login")
+        step("git switch -q feat/login", 1, shows="3 memories on feat/login in acme/widget (thatch list --this-branch)")
         step("git switch -q feat/login", 0)
         step(f"cd {q(shell, str(world['plain']))}; false", 1, shows="thatch: plain · 1 memory", status=1)
         step(f"cd {q(shell, str(world['quiet']))}", 1)
         step(f"cd {q(shell, str(world['wt']))}", 1, shows="thatch: acme/widget · 14 memories")
-        # Same store, another worktree on another branch: the line comes back.
-        step(f"cd {q(shell, str(world['repo'] / 'sub'))}", 1, shows="3 on feat/login")
+        # Same store, another worktree on another branch: that branch's line.
+        step(f"cd {q(shell, str(world['repo'] / 'sub'))}", 1, shows="3 memories on feat/login")
         # Detaching (a rebase, a bisect) and coming back: looked at, not announced.
         step("git switch -q --detach", 1)
         step("git switch -q feat/login", 1)
-        step("git switch -q main", 1, shows="thatch: acme/widget · 14 memories · 2 orphaned (thatch hygiene)")
+        step("git switch -q main", 1)  # a branch without memories: nothing to say
+        # With thatch's git hooks installed too (they run the real thatch, not the logging
+        # stand-in), a switch still prints one line: the prompt's.
+        step(f"{q(shell, world['exe'])} hooks install >/dev/null", 1)
+        step("git switch -q feat/login", 1, shows="3 memories on feat/login")
+        step("git switch -q main", 1)
         step(syntax["setenv"].format(name="THATCH_QUIET", value="1"), 0)
         step(f"cd {q(shell, str(world['plain']))}", 0)
         step(f"cd {q(shell, str(world['repo']))}", 0)

@@ -276,7 +276,9 @@ def test_rescope_to_branch_and_unscoped(cli, isolated_env):
     plain = cli("rescope", "--from", "other", "--unscoped", "--store", "s")
     assert "Moved 1 memory in s from branch other to unscoped" in plain.stdout and "  c" in plain.stdout
     nothing = cli("rescope", "--from", "gone", "--to", "x", "--store", "s", "--json")
-    assert nothing.exit_code == 0 and json.loads(nothing.stdout)["changed"] == 0
+    error = json.loads(nothing.stdout)["error"]
+    assert nothing.exit_code == 3 and error["code"] == "not_found" and error["branch"] == "gone"
+    assert "nothing moved" in error["message"] and error["branches_left"] == []
 
 
 @pytest.mark.parametrize("args, message", [
@@ -308,7 +310,8 @@ def test_archive_branch(cli, repo, isolated_env):
     assert db.get(STORE, "spike-result").archived and not db.get(STORE, "project").archived
     assert run_json(cli, "hygiene", cwd=repo)[0] == 0  # archived memories are out of hygiene
     again = cli("archive", "-b", "spike", cwd=repo)
-    assert again.exit_code == 0 and "nothing archived" in again.stdout
+    assert again.exit_code == 3 and again.stdout == ""
+    assert again.stderr == f"thatch: error: no live memories scoped to branch spike in {STORE}; nothing archived\n"
 
 
 # -- real processes ---------------------------------------------------------------------
@@ -332,8 +335,8 @@ def test_fast_path_runs_the_commands_with_their_exit_codes(tmp_path, repo):
     assert result.returncode == 0 and json.loads(result.stdout)["status"] == "distinct"
     assert loaded == []  # recording a verdict needs neither Typer nor numpy
     result, loaded = thatch("archive", "--branch", "nope", "--json")
-    assert result.returncode == 0 and loaded == []
+    assert result.returncode == 3 and loaded == [] and json.loads(result.stdout)["error"]["exit_code"] == 3
     result, loaded = thatch("rescope", "--from", "nope", "--unscoped")
-    assert result.returncode == 0 and loaded == []
+    assert result.returncode == 3 and loaded == [] and "nothing moved" in result.stderr
     result, _ = thatch("hygiene")
     assert result.returncode == 0 and "clean" in result.stdout

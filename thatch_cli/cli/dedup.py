@@ -13,11 +13,14 @@ from .render import esc, table
 
 DEDUP = group("dedup", "Verdicts on near-duplicate pairs, so duplicates and hygiene stop reporting them.")
 
+VERDICT_KEYS = "store, status, checked_at, previous (the verdict it replaced, or null), a, b (briefs)"
+
 LabelA = Annotated[str, Argument(metavar="LABEL_A", help="One memory of the pair (label or slug).")]
 LabelB = Annotated[str, Argument(metavar="LABEL_B", help="The other memory of the pair.")]
 
 
-@command("keep", group=DEDUP)
+@command("keep", group=DEDUP, examples=['thatch dedup keep "Staging port" "Production port"'],
+         json=VERDICT_KEYS)
 def dedup_keep(ctx: Context, out: Output, *, label_a: LabelA, label_b: LabelB, store: Store = None,
                as_json: Json = False) -> None:
     """Record that two similar memories are distinct and both worth keeping.
@@ -30,10 +33,13 @@ def dedup_keep(ctx: Context, out: Output, *, label_a: LabelA, label_b: LabelB, s
     _verdict(out, keep_both(ctx, label_a, label_b, store=store))
 
 
-@command("mark", group=DEDUP)
+@command("mark", group=DEDUP, examples=[
+    'thatch dedup mark "Deploy steps" "Deploy checklist" --status duplicate',
+    'thatch dedup mark "Port 5433" "Port 5432" --status contradiction --store acme/widget',
+], json=VERDICT_KEYS)
 def dedup_mark(
     ctx: Context, out: Output, *, label_a: LabelA, label_b: LabelB,
-    status: Annotated[str, Option("--status", metavar="STATUS", show_default=False, choices=validate.VERDICTS,
+    status: Annotated[str, Option("--status", show_default=False, choices=validate.VERDICTS,
                                   help="How the two memories relate: duplicate, supplement, contradiction or unrelated.")],
     store: Store = None, as_json: Json = False,
 ) -> None:
@@ -46,7 +52,8 @@ def dedup_mark(
     _verdict(out, mark(ctx, label_a, label_b, status, store=store))
 
 
-@command("list", group=DEDUP)
+@command("list", group=DEDUP, examples=["thatch dedup list", "thatch dedup list --global"],
+         json="store, verdicts (slug_a, label_a, slug_b, label_b, status, checked_at)")
 def dedup_list(ctx: Context, out: Output, *, store: Store = None, as_json: Json = False) -> None:
     """List the recorded dedup verdicts of a store."""
     from ..ops.dedup import list_verdicts

@@ -93,7 +93,8 @@ def parse(spec: dict[str, Any], argv: list[str]) -> tuple[str, dict[str, Any]]:
         if param["name"] not in values:
             if param["required"]:
                 raise _Fallback
-            values[param["name"]] = list(param["default"] or []) if param["multiple"] else param["default"]
+            default = param["default"]
+            values[param["name"]] = list(default) if param["multiple"] and default is not None else default
     return command["impl"], values
 
 

@@ -14,6 +14,9 @@ from .output import Output
 
 HOOKS = group("hooks", "Git hooks: memories of the branch you switch to, notice of deleted branches.")
 
+HOOKS_KEYS = ("common_dir, hooks_dir, core_hooks_path, active, hooks (name, path, state: installed, chained, foreign"
+              " or missing; legacy, current, action)")
+
 Repo = Annotated[Optional[str], Option("--repo", metavar="PATH",
                                        help="Repository (any directory or linked worktree in it); default: the current one.")]
 
@@ -36,7 +39,8 @@ _ACTIONS = {
 }
 
 
-@command("install", group=HOOKS)
+@command("install", group=HOOKS, examples=["thatch hooks install", "thatch hooks install --repo ~/src/widget"],
+         json=HOOKS_KEYS)
 def hooks_install(ctx: Context, out: Output, *, repo: Repo = None, as_json: Json = False) -> None:
     """Install the post-checkout and reference-transaction hooks (again: no change).
 
@@ -53,7 +57,7 @@ def hooks_install(ctx: Context, out: Output, *, repo: Repo = None, as_json: Json
     _print(out, githooks.install(_start(ctx, repo), executable), actions=True)
 
 
-@command("uninstall", group=HOOKS)
+@command("uninstall", group=HOOKS, examples=["thatch hooks uninstall"], json=HOOKS_KEYS)
 def hooks_uninstall(ctx: Context, out: Output, *, repo: Repo = None, as_json: Json = False) -> None:
     """Remove thatch's hooks, putting back byte for byte any hook they replaced."""
     from ..integrations import githooks
@@ -61,7 +65,7 @@ def hooks_uninstall(ctx: Context, out: Output, *, repo: Repo = None, as_json: Js
     _print(out, githooks.uninstall(_start(ctx, repo)), actions=True)
 
 
-@command("status", group=HOOKS)
+@command("status", group=HOOKS, examples=["thatch hooks status"], json=HOOKS_KEYS)
 def hooks_status(ctx: Context, out: Output, *, repo: Repo = None, as_json: Json = False) -> None:
     """Show each hook's state: installed, chained (runs your previous hook too), foreign, or missing."""
     from ..integrations import githooks

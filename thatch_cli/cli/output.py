@@ -1,5 +1,6 @@
 """Where command output goes: one JSON document for agents, rich tables on
-a terminal, plain text everywhere else (pipes, NO_COLOR, TERM=dumb).
+a terminal (without colour under NO_COLOR), plain text everywhere else
+(pipes, TERM=dumb): the same columns, tab-separated.
 
 Every line for people passes through textsafe.visible, so text stored by
 anyone (labels, content, branch and store names) never sends a control
@@ -17,7 +18,9 @@ from ..textsafe import visible
 
 
 def wants_rich(stream: IO[str], env: Mapping[str, str]) -> bool:
-    if env.get("NO_COLOR") or env.get("TERM") == "dumb":
+    """Tables on a terminal; NO_COLOR (https://no-color.org) only takes the
+    colour out of them (see Output.console)."""
+    if env.get("TERM") == "dumb":
         return False
     try:
         return stream.isatty()
@@ -42,7 +45,7 @@ class Output:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(file=self.stdout, highlight=False)
+            self._console = Console(file=self.stdout, highlight=False, no_color=bool(self.env.get("NO_COLOR")))
         return self._console
 
     @staticmethod

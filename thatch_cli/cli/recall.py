@@ -29,19 +29,28 @@ from .output import Output
 from .render import esc, table
 
 
-@command("recall")
+@command("recall", examples=[
+    'thatch recall "how do I publish a new version?"',
+    'thatch recall "ERR_CONN_RESET" --mode lexical',
+    'thatch recall "staging port" --global',
+    'thatch recall "deploy" | cut -f3     # the labels',
+    'thatch recall "deploy" --json --budget 4000',
+], json="query, stores, branch, mode, results (brief plus score, match, scores, snippet, content), notices,"
+        " budget (chars, omitted; null without --budget)")
 def recall(
     ctx: Context, out: Output, *,
     query: Annotated[list[str], Argument(metavar="QUERY...", show_default=False,
                                          help="What you are looking for, in your own words (no quotes needed).")],
     store: Annotated[Optional[str], Option("--store", "-s", metavar="STORE", help="Search only this store.")] = None,
     all_stores: Annotated[bool, Option("--all-stores", "-a", help="Search every store.")] = False,
-    branch: Annotated[Optional[str], Option("--branch", "-b",
+    branch: Annotated[Optional[str], Option("--branch", "-b", metavar="BRANCH",
                                             help="Include this branch's memories instead of the current branch's.")] = None,
+    this_branch: Annotated[bool, Option("--this-branch",
+                                        help="Include the current branch's memories (the default).")] = False,
     limit: Annotated[Optional[int], Option("--limit", "-n", show_default=False,
                                            help="Most results to show (default: setting recall.limit, 10).")] = None,
     include_archived: Annotated[bool, Option("--include-archived", help="Search archived memories too.")] = False,
-    mode: Annotated[str, Option("--mode", "-m", metavar="MODE", choices=validate.MODES,
+    mode: Annotated[str, Option("--mode", "-m", choices=validate.MODES,
                                 help="Ranking: hybrid (meaning and exact words), semantic or lexical.")] = "hybrid",
     floor: Annotated[Optional[float], Option("--floor", metavar="SCORE", show_default=False,
                                              help="Leave out matches scoring below SCORE, 0-1"
@@ -58,10 +67,15 @@ def recall(
 
     Every result has a score from 0 to 1 on the same scale in every mode;
     matches below the relevance floor (setting recall.floor) are left out
-    and not counted as recalled."""
+    and not counted as recalled. On a terminal, a table. Piped, one result
+    per line, tab-separated: score, store, label, branch, snippet (`cut -f3`
+    gives the labels)."""
     from ..ops.recall import recall as find
+    from ..ops.scope import branch_choice
 
     budget = validate.budget(budget)
+    if this_branch:
+        branch = branch_choice(ctx, branch, this_branch)
     outcome = find(ctx, " ".join(query), store=store, all_stores=all_stores, branch=branch, limit=limit,
                    include_archived=include_archived, mode=mode, floor=floor)
     show(out, outcome, budget, show_weak)
@@ -97,11 +111,12 @@ def fit_json(outcome, budget: int | None, show_weak: bool = False) -> dict:
 
 
 def _block(r) -> str:
+    """One result on one line, the table's columns tab-separated: score, store, label, branch, snippet."""
     from ..ops.recall import snippet
-    from ..textsafe import visible
+    from ..textsafe import one_line
 
-    branch = f" [{r.memory.branch}]" if r.memory.branch else ""
-    return visible(f"{r.score:6.3f}  {r.memory.store}  {r.memory.label}{branch}\n        {snippet(r.memory)}") + "\n"
+    return "\t".join([f"{r.score:.3f}", *(one_line(f) for f in (r.memory.store, r.memory.label,
+                                                                r.memory.branch or "", snippet(r.memory)))]) + "\n"
 
 
 def _weak_header(outcome) -> str:
@@ -112,46 +127,40 @@ def show(out: Output, outcome, budget: int | None = None, show_weak: bool = Fals
     if out.json_mode:
         out.json(fit_json(outcome, budget, show_weak), compact=budget is not None)
         return
-    from ..textsafe import visible
-
     for notice in outcome.notices:
         out.notice(notice)
     weak = outcome.weak if show_weak else []
-    # Like the JSON envelope, this line always stays, whatever the budget.
-    head = "" if outcome.results else visible(f"No memories match well enough in {', '.join(outcome.stores)}.\n")
-    if head and outcome.weak and not show_weak:
-        count = len(outcome.weak)
-        out.notice(f"{count} weaker match{'es' if count != 1 else ''} below the floor {outcome.floor:g}"
-                   " left out (--show-weak lists them)")
+    if not outcome.results:
+        out.notice(f"no memories match well enough in {', '.join(outcome.stores)}")
+        if outcome.weak and not show_weak:
+            count = len(outcome.weak)
+            out.notice(f"{count} weaker match{'es' if count != 1 else ''} below the floor {outcome.floor:g}"
+                       " left out (--show-weak lists them)")
     blocks = [_block(r) for r in outcome.results]
     weak_blocks = [_block(r) for r in weak]
     kept, kept_weak = len(blocks), len(weak_blocks)
     if budget is not None:
-        kept, kept_weak = _fit_plain(out, blocks, weak_blocks, budget, budget - len(head), outcome)
+        kept, kept_weak = _fit_plain(out, blocks, weak_blocks, budget)
     if out.rich:
-        out.stdout.write(head)
         _tables(out, outcome.results[:kept], weak[:kept_weak], outcome)
         return
-    text = head + "".join(blocks[:kept])
-    if kept_weak:
-        text += _weak_header(outcome) + "".join(weak_blocks[:kept_weak])
-    out.stdout.write(text)
+    if kept_weak:  # stdout stays one result per line; where the weak ones start is said on stderr
+        out.notice(f"the last {kept_weak} line{'s are' if kept_weak != 1 else ' is'} "
+                   + _weak_header(outcome).strip().rstrip(":").lower())
+    out.stdout.write("".join(blocks[:kept] + weak_blocks[:kept_weak]))
 
 
-def _fit_plain(out: Output, blocks: list[str], weak_blocks: list[str], budget: int, room: int,
-               outcome) -> tuple[int, int]:
-    """How many result blocks, then weak blocks (after their header), fit in
-    `room` characters (what the --budget `budget` leaves)."""
+def _fit_plain(out: Output, blocks: list[str], weak_blocks: list[str], budget: int) -> tuple[int, int]:
+    """How many result lines, then weak ones, fit in `budget` characters."""
     used, kept = 0, 0
     for block in blocks:
-        if used + len(block) > room:
+        if used + len(block) > budget:
             break
         used, kept = used + len(block), kept + 1
     kept_weak = 0
-    if kept == len(blocks) and weak_blocks and used + len(_weak_header(outcome)) <= room:
-        used += len(_weak_header(outcome))
+    if kept == len(blocks):
         for block in weak_blocks:
-            if used + len(block) > room:
+            if used + len(block) > budget:
                 break
             used, kept_weak = used + len(block), kept_weak + 1
     left_out = len(blocks) - kept + len(weak_blocks) - kept_weak

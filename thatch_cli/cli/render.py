@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..textsafe import visible
+from ..textsafe import one_line, visible
 from .output import Output
 
 
@@ -26,6 +26,13 @@ def table(out: Output, columns: Sequence[str], rows: Sequence[Sequence[str]], ti
     for row in rows:
         grid.add_row(*row)
     out.console.print(grid)
+
+
+def tsv(out: Output, rows: Sequence[Sequence[object]]) -> None:
+    """The rows of a table as tab-separated lines, for pipes and NO_COLOR-less
+    scripts: the terminal table's columns, no header, one record per line
+    (each field on one line, so `cut -f` and `awk -F'\t'` can rely on it)."""
+    out.lines(["\t".join(one_line("" if field is None else str(field)) for field in row) for row in rows])
 
 
 def plural(count: int, one: str, many: str) -> str:

@@ -20,7 +20,7 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
     if ctx.indicator is None and waiting.wanted(out.stderr, ctx.env, out.json_mode):
         ctx.indicator = lambda message: waiting.Spinner(out.stderr, message)
     try:
-        code = command(ctx, out, **params)
+        code = command(ctx, out, **with_global(params))
         return int(code or 0)
     except ThatchError as err:
         out.error(err)
@@ -41,6 +41,20 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
         return EXIT_INTERNAL
     finally:
         ctx.close()
+
+
+def with_global(params: dict[str, Any]) -> dict[str, Any]:
+    """--global (cli/app.py adds it beside every --store) as store="global"."""
+    if "global_store" not in params:
+        return params
+    params = dict(params)
+    if params.pop("global_store"):
+        if params.get("store") not in (None, "global"):
+            from ..errors import InvalidInput
+
+            raise InvalidInput("use either --store or --global, not both")
+        params["store"] = "global"
+    return params
 
 
 def database_error(exc: BaseException) -> DatabaseError | None:

@@ -12,7 +12,8 @@ from .output import Output
 from .render import esc, plural, table
 
 
-@command("backup")
+@command("backup", examples=["thatch backup", "thatch backup ~/backups/thatch-$(date +%F).db"],
+         json="backup, database, bytes, memories, tables, verified")
 def backup(
     ctx: Context, out: Output, *,
     path: Annotated[Optional[str], Argument(metavar="[PATH]", show_default=False,
@@ -31,7 +32,8 @@ def backup(
              " (verified: integrity check and row counts)")
 
 
-@command("restore")
+@command("restore", examples=["thatch restore ~/backups/thatch-2026-11-30.db"],
+         json="database, restored_from, previous_backup, previous_verified, memories, tables")
 def restore(
     ctx: Context, out: Output, *,
     path: Annotated[str, Argument(metavar="PATH", help="A backup file (from thatch backup).")],
@@ -52,10 +54,12 @@ def restore(
                  f" undo with: thatch restore {shell_word(str(outcome.previous))}")
 
 
-@command("history")
+@command("history", examples=['thatch history "Release process"', 'thatch history "Release process" --json'],
+         json="store, slug, label, current (a full memory or null), forgotten, versions (version, event, recorded_at,"
+              " changes, memory)")
 def history(
     ctx: Context, out: Output, *,
-    label: Annotated[str, Argument(help="Label (or slug) of the memory, current or forgotten.")],
+    label: Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the memory, current or forgotten.")],
     store: Store = None,
     as_json: Json = False,
 ) -> None:
@@ -82,10 +86,12 @@ def history(
     out.notice(f"bring one back with: {hint} --version N")
 
 
-@command("restore-memory")
+@command("restore-memory", examples=['thatch restore-memory "Release process"',
+                                     'thatch restore-memory "Release process" --version 2'],
+         json="status, version, memory (a full memory), previous (a brief or null)")
 def restore_memory(
     ctx: Context, out: Output, *,
-    label: Annotated[str, Argument(help="Label (or slug) of the memory, current or forgotten.")],
+    label: Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the memory, current or forgotten.")],
     version: Annotated[Optional[int], Option("--version", metavar="N",
                                              help="Version to bring back (see thatch history; default: the newest).")
                        ] = None,

@@ -14,7 +14,9 @@ from .output import Output
 COMPLETION = group("completion", "Shell completion for bash, zsh and fish.")
 
 
-@command("init")
+@command("init", examples=['eval "$(thatch init bash)"', "thatch init fish | source",
+                          'eval "$(thatch init --deactivate zsh)"'],
+         json="shell, executable, deactivate, rc_file, rc_line, deactivate_line, script")
 def init(
     ctx: Context, out: Output, *,
     shell: Annotated[Optional[str], Argument(show_default=False, choices=SHELLS,
@@ -50,10 +52,11 @@ def init(
         out.stdout.write(script)
 
 
-@command("install", group=COMPLETION)
+@command("install", group=COMPLETION, examples=["thatch completion install", "thatch completion install zsh"],
+         json="shell, path, status (installed, updated or unchanged), notes")
 def completion_install(
     ctx: Context, out: Output, *,
-    shell: Annotated[Optional[str], Argument(metavar="[SHELL]", show_default=False, choices=SHELLS,
+    shell: Annotated[Optional[str], Argument(metavar="SHELL", show_default=False, choices=SHELLS,
                                              help="bash, zsh or fish (default: the shell you are running).")] = None,
     as_json: Json = False,
 ) -> None:
@@ -73,17 +76,19 @@ def completion_install(
         out.line(note)
 
 
-@command("show", group=COMPLETION)
+@command("show", group=COMPLETION, examples=["thatch completion show", "thatch completion show fish > thatch.fish"],
+         json="shell, script")
 def completion_show(
     ctx: Context, out: Output, *,
-    shell: Annotated[str, Argument(metavar="SHELL", choices=SHELLS, help="bash, zsh or fish.")],
+    shell: Annotated[Optional[str], Argument(metavar="SHELL", show_default=False, choices=SHELLS,
+                                             help="bash, zsh or fish (default: the shell you are running).")] = None,
     as_json: Json = False,
 ) -> None:
     """Print the completion script for a shell."""
     from ..integrations import completion
-    from ..integrations.shell import check_shell
+    from ..integrations.shell import check_shell, detect_shell
 
-    name = check_shell(shell)
+    name = check_shell(shell) if shell else detect_shell(ctx.env)
     script = completion.script(name)
     if out.json_mode:
         out.json({"shell": name, "script": script})

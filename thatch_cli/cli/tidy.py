@@ -18,7 +18,11 @@ from .render import esc, plural, section, table
 MEMBERS_SHOWN = 10
 
 
-@command("hygiene")
+@command("hygiene", examples=["thatch hygiene", "thatch hygiene --stale-days 30 --global", "thatch hygiene --json"],
+         json="store, clean, exit_code, checked_at, stale_days, duplicates (score, a, b: briefs),"
+              " duplicate_check (threshold, compared, without_vector, spaces, pair_count, truncated),"
+              " stale (brief plus last_recalled_at, last_activity, idle_days),"
+              " orphans (checked, skipped_reason, repository, branches: branch, deleted_at, memories)")
 def hygiene(
     ctx: Context, out: Output, *,
     store: Store = None,
@@ -78,7 +82,10 @@ def hygiene(
     return code
 
 
-@command("duplicates")
+@command("duplicates", examples=["thatch duplicates", "thatch duplicates --threshold 0.75 --limit 20"],
+         json="store, threshold, model, limit, compared, skipped_other_model, without_vector, pair_count,"
+              " cluster_count, truncated, clusters (size, best_score, pair_count, members: slug and label,"
+              " pairs: a, b, score)")
 def duplicates(
     ctx: Context, out: Output, *,
     store: Store = None,

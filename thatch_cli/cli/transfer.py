@@ -11,12 +11,15 @@ from .declare import Argument, Json, Option, command
 from .output import Output
 
 
-@command("export")
+@command("export", examples=[
+    "thatch export > widget.jsonl",
+    "thatch export --all-stores --with-vectors -o backup.jsonl",
+], json="with --output: exported, stores, with_vectors, output (without it, stdout is the JSONL itself)")
 def export(
     ctx: Context, out: Output, *,
     store: Annotated[Optional[str], Option("--store", "-s", metavar="STORE",
                                            help="Store to export (default: detected).")] = None,
-    all_stores: Annotated[bool, Option("--all", "-a", help="Export every store.")] = False,
+    all_stores: Annotated[bool, Option("--all-stores", "--all", "-a", help="Export every store.")] = False,
     with_vectors: Annotated[bool, Option("--with-vectors",
                                          help="Include embeddings (base64 little-endian float32).")] = False,
     output: Annotated[Optional[str], Option("--output", "-o", metavar="FILE",
@@ -44,7 +47,12 @@ def export(
                + (" with vectors" if outcome.with_vectors else "") + (f" to {outcome.output}" if outcome.output else ""))
 
 
-@command("import")
+@command("import", examples=[
+    "thatch import widget.jsonl",
+    "thatch import backup.jsonl --overwrite",
+    "cat notes.jsonl | thatch import - --store team/notes",
+], json="created, replaced, skipped, embedded, kept_vectors, without_vector, lines, model, error_count,"
+        " errors (line, message), conflicts (line, store, slug), notices")
 def import_(
     ctx: Context, out: Output, *,
     source: Annotated[str, Argument(metavar="FILE", help="JSONL file to import ('-' reads stdin).")],

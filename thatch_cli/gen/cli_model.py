@@ -138,6 +138,8 @@ def commands(app: typer.Typer | None = None) -> dict[str, dict[str, Any]]:
             "impl": getattr(command.callback, "thatch_impl", None),
             "help": (command.help or "").strip(),
             "epilog": (command.epilog or "").strip(),
+            "examples": list(getattr(command.callback, "thatch_examples", None) or []),
+            "json": getattr(command.callback, "thatch_json", None),
             "hidden": bool(getattr(command, "hidden", False)),
             "params": [_param(p, f"thatch {path} {p.name}", last_argument=bool(arguments) and p is arguments[-1])
                        for p in params],

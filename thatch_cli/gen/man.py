@@ -26,8 +26,21 @@ DESCRIPTION = [
     "that is not tied to one project. A memory may be scoped to a branch, in which case it is recalled "
     "only on that branch, next to the project-wide ones.",
     "The database is shared with the original thatch: both tools read and write the same file.",
-    "Every command accepts --json and then prints one JSON object with stable keys, errors included. "
-    "Without it, output is a table on a terminal and plain text otherwise.",
+    "Every command accepts --json and then prints one JSON object with stable keys, errors included; "
+    "each command below lists its keys. Without it, output is a table on a terminal and, piped, the "
+    "same columns tab-separated, one record per line.",
+]
+
+JSON_SHAPES = [
+    "A brief (one memory, short) has the keys store, slug, label, branch, confidence, archived, updated_at "
+    "and recall_count; a full memory adds content, created_at, last_recalled_at, model and has_vector. "
+    "Timestamps are ISO-8601 UTC with milliseconds. Keys are stable: new ones may be added, existing ones "
+    "are not renamed or removed.",
+    "Errors are one line on standard error, thatch: error: MESSAGE, with the exit status below. With --json, "
+    "an error is one compact JSON object on standard output instead: "
+    '{"error": {"code": ..., "message": ..., "exit_code": ..., ...}}, where code is usage, invalid_input, '
+    "not_found, conflict, database or error, and further keys name what the error is about (store, label, "
+    "suggestions ...).",
 ]
 
 ENVIRONMENT = [
@@ -42,8 +55,10 @@ ENVIRONMENT = [
     # Every setting's variable, from the registry (settings.py); each overrides the settings file.
     *((s.env, f"{s.doc} Overrides the setting {s.key} (default {s.show(s.default)}).")
       for s in settings.SETTINGS.values()),
-    ("NO_COLOR", "When set (to anything), output is plain text without colour or tables. So is output "
-                 "to a pipe or with TERM=dumb."),
+    ("NO_COLOR", "When set (to anything), output has no colour; tables stay on a terminal. Output to a "
+                 "pipe, or with TERM=dumb, is plain tab-separated text."),
+    ("VISUAL, EDITOR", "The editor thatch edit (and thatch remember without content, on a terminal) opens; "
+                       "VISUAL first, then EDITOR, then vi."),
     ("XDG_CONFIG_HOME", "Base of the settings file and the default database location (default ~/.config)."),
     ("XDG_CACHE_HOME", "Base of the cache directory (default ~/.cache)."),
     ("XDG_DATA_HOME", "Where bash completion is installed (default ~/.local/share)."),
@@ -234,6 +249,15 @@ def render() -> str:
         for param in spec["params"]:
             if param["kind"] == "option" and not param["hidden"]:
                 lines += _option_item(param)
+        if spec.get("examples"):
+            lines += [".PP", "Examples:", _verbatim("\n".join(spec["examples"]))]
+        if spec.get("json"):
+            lines += [".PP", text(f"JSON (--json): {spec['json']}.")]
+    lines.append(".SH JSON OUTPUT")
+    for i, para in enumerate(JSON_SHAPES):
+        if i:
+            lines.append(".PP")
+        lines.append(text(para))
     lines.append(".SH ENVIRONMENT")
     for name, description in ENVIRONMENT:
         lines += [".TP", opt(name), text(description)]

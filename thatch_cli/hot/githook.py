@@ -1,8 +1,9 @@
 """`thatch _githook ...`: what thatch's git hooks run.
 
     _githook post-checkout <prev> <new> <flag>
-        After a branch checkout: the memories scoped to the branch HEAD now
-        names (at most five labels and a count). Silent when there are none.
+        After a branch checkout: one line counting the memories scoped to the
+        branch HEAD now names. Silent when there are none, and when the
+        shell's prompt hook will say it (THATCH_SHELL_HOOK is set).
     _githook branch-deleted [--git-pid PID] [--created NAME]... -- BRANCH...
         From reference-transaction (state "committed"), for refs/heads lines
         whose new value is all zeros. Git fires that for more than deletions
@@ -27,9 +28,7 @@ from .. import paths
 from ..location import gitfs, scope
 from ..storage import hooks
 from ..textsafe import one_line, shell_word
-
-MAX_LABELS = 5
-
+from .prompt import switch_line
 
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
@@ -46,39 +45,27 @@ def _say(text: str) -> None:
 # -- post-checkout -------------------------------------------------------------------
 
 
-def branch_memories(env: Mapping[str, str], cwd: Path) -> tuple[str, str, list[str], int] | None:
-    """(store, branch, first labels, count) for the checked-out branch, or
-    None when there is nothing to show."""
-    place = scope.here(env, cwd)
-    if place.branch is None:
-        return None
-    conn = hooks.open_readonly(paths.db_path(env))
-    if conn is None:
-        return None
-    try:
-        labels = hooks.branch_labels(conn, place.store, place.branch)
-    finally:
-        conn.close()
-    if not labels:
-        return None
-    return place.store, place.branch, [one_line(label) for label in labels[:MAX_LABELS]], len(labels)
-
-
 def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> None:
+    """One line when the branch checked out has memories: the prompt hook's
+    branch-switch line (hot/prompt.py). Said by the prompt hook instead when
+    one runs in this shell (it exports THATCH_SHELL_HOOK), so a switch never
+    prints twice."""
     # Only branch checkouts (flag 1); the branch comes from HEAD, not from
     # the arguments, which are commit ids.
-    if len(args) >= 3 and args[2] != "1":
+    if (len(args) >= 3 and args[2] != "1") or env.get("THATCH_SHELL_HOOK"):
         return
-    found = branch_memories(env, cwd)
-    if found is None:
+    place = scope.here(env, cwd)
+    if place.branch is None:
         return
-    store, branch, labels, count = found
-    shown = one_line(branch)
-    lines = [f"thatch: {_plural(count, 'memory', 'memories')} on {shown} ({one_line(store)}):"]
-    lines += [f"  - {label}" for label in labels]
-    if count > len(labels):
-        lines.append(f"  … and {count - len(labels)} more: thatch list --branch {shell_word(branch)}")
-    _say("\n".join(lines))
+    conn = hooks.open_readonly(paths.db_path(env))
+    if conn is None:
+        return
+    try:
+        count = hooks.live_count(conn, place.store, place.branch)
+    finally:
+        conn.close()
+    if count:
+        _say(switch_line(place.store, place.branch, count))
 
 
 # -- branch deletion ------------------------------------------------------------------

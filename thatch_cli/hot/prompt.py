@@ -7,10 +7,15 @@ the user:
 
     thatch: acme/widget · 14 memories · 3 on feat/login · 2 orphaned (thatch hygiene)
 
-That line appears only when the store or the branch differs from the state
-passed in (a new shell passes nothing), and only when the store has live
-memories; moving around inside one repository, or detaching HEAD for a
-rebase or bisect, says nothing. Errors say nothing either: a prompt is no place for them.
+That line appears only when the store differs from the state passed in (a
+new shell passes nothing) and the store has live memories. Switching to
+another branch of the same store prints a shorter line, only when that branch
+has memories:
+
+    thatch: 3 memories on feat/login in acme/widget (thatch list --this-branch)
+
+Moving around inside one repository, or detaching HEAD for a rebase or
+bisect, says nothing. Errors say nothing either: a prompt is no place for them.
 
 Entering a repository whose store has memories with vectors also starts the
 background model process (about 500 MB), so the first recall there is warm;
@@ -50,6 +55,14 @@ def summary_line(store: str, branch: str | None, counts: Mapping[str | None, int
     return " · ".join(parts)
 
 
+def switch_line(store: str, branch: str, count: int) -> str:
+    """What a branch switch within one store says (the prompt hook, or the
+    git post-checkout hook when no prompt hook runs): one line, and only
+    when the branch has memories."""
+    return (f"thatch: {_plural(count)} on {one_line(branch)} in {one_line(store)}"
+            " (thatch list --this-branch)")
+
+
 def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | None, bool]:
     """(new state, line to show or None, whether to warm the model: we
     entered another repository and its store has memories with vectors)."""
@@ -76,6 +89,10 @@ def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | 
         return state, None, False
     finally:
         conn.close()
+    if prev_store == name:
+        # Another branch of the same store: worth a line only when it has memories.
+        count = counts.get(place.branch, 0) if place.branch else 0
+        return state, switch_line(place.store, place.branch, count) if count else None, entered
     orphans = 0
     # Another store's branches say nothing about this repository's.
     if counts and scope.belongs(place, place.store):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .. import validate
 from ..context import Context
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotFound
 from ..records import Memory
 from ..storage import maintenance
 from .scope import target
@@ -39,6 +39,8 @@ def rescope(ctx: Context, old: str, new: str | None, *, store: str | None = None
     name = target(ctx, store)
     db = ctx.db()
     moved = maintenance.move_branch(db, name, old, new)
+    if not moved:
+        raise nothing_scoped(db, name, old, "memories", "moved")
     return BranchChange(name, old, new, moved, db.branches([name]))
 
 
@@ -49,4 +51,18 @@ def archive(ctx: Context, branch: str, *, store: str | None = None) -> BranchCha
     name = target(ctx, store)
     db = ctx.db()
     changed = maintenance.archive_branch(db, name, branch)
+    if not changed:
+        raise nothing_scoped(db, name, branch, "live memories", "archived")
     return BranchChange(name, branch, None, changed, db.branches([name]))
+
+
+def nothing_scoped(db, store: str, branch: str, what: str, done: str) -> NotFound:
+    """A branch with nothing to act on is a mistake worth saying (a typo, a
+    branch already handled): exit 3, naming the branches that have `what`."""
+    if what == "live memories":
+        left = sorted({m.branch for m in db.list([store], archived=False) if m.branch})
+    else:
+        left = db.branches([store])
+    listed = f" (branches with {what}: {', '.join(left)})" if left else ""
+    return NotFound(f"no {what} scoped to branch {branch} in {store}; nothing {done}{listed}",
+                    store=store, branch=branch, branches_left=left)

@@ -1,42 +1,136 @@
-"""Reading and removing memories: list, show, forget, stores.
+"""Reading and changing single memories and stores: list, show, forget,
+archive/unarchive, rename, stores, dropping an empty store.
 
 These run on every light command, so nothing here may import numpy,
-torch or sentence-transformers."""
+torch or sentence-transformers at module level (rename embeds through the
+engine, imported when it runs)."""
 
 from __future__ import annotations
 
 from .. import validate
 from ..context import Context
+from ..errors import InvalidInput, ModelUnavailable
 from ..records import Memory, StoreSummary
-from .scope import lookup, target
+from ..storage import maintenance
+from .scope import GLOBAL, branch_choice, existing, lookup, target
 
 
 class Listing:
-    __slots__ = ("store", "memories")
+    __slots__ = ("store", "memories", "branch")
 
-    def __init__(self, store: str, memories: list[Memory]) -> None:
-        self.store, self.memories = store, memories
+    def __init__(self, store: str, memories: list[Memory], branch: str | None = None) -> None:
+        self.store, self.memories, self.branch = store, memories, branch
 
     def to_json(self) -> dict:
         return {"store": self.store, "memories": [m.brief() for m in self.memories]}
 
 
 def list_memories(ctx: Context, store: str | None = None, *, branch: str | None = None,
-                  archived: bool = False) -> Listing:
+                  this_branch: bool = False, archived: bool = False) -> Listing:
     name = target(ctx, store)
-    if branch is not None:
-        branch = validate.branch(branch)
-    return Listing(name, ctx.db().list([name], branch=branch, archived=archived))
+    branch = branch_choice(ctx, branch, this_branch)
+    return Listing(name, ctx.db().list([name], branch=branch, archived=archived), branch)
 
 
 def show(ctx: Context, label: str, store: str | None = None) -> Memory:
+    """The memory, from --store, else the detected store, else global (its
+    `store` says which)."""
     return lookup(ctx, label, store)
 
 
 def forget(ctx: Context, label: str, store: str | None = None) -> Memory:
-    memory = lookup(ctx, label, store)
+    """Delete a memory of --store, else of the detected store only: a
+    memory of global (shared by every repository) is forgotten only when
+    asked for by --store global."""
+    memory = lookup(ctx, label, store, fallback=False)
     return ctx.db().delete(memory.store, memory.slug)
+
+
+class ArchiveChange:
+    __slots__ = ("memory", "changed")
+
+    def __init__(self, memory: Memory, changed: bool) -> None:
+        self.memory, self.changed = memory, changed
+
+    def to_json(self) -> dict:
+        return {"memory": self.memory.brief(), "changed": self.changed}
+
+
+def set_archived(ctx: Context, label: str, archived: bool, store: str | None = None) -> ArchiveChange:
+    """Archive (kept as record, left out of recall) or restore one memory of
+    --store or the detected store. Doing it twice changes nothing."""
+    memory = lookup(ctx, label, store, fallback=False)
+    changed = maintenance.set_archived(ctx.db(), memory.store, memory.slug, archived)
+    memory.archived = archived
+    return ArchiveChange(memory, changed)
+
+
+class Rewritten:
+    """A memory after `rename` or `edit`: `status` is renamed, updated or unchanged."""
+
+    __slots__ = ("status", "memory", "old_label", "old_slug", "notice")
+
+    def __init__(self, status: str, memory: Memory, old_label: str, old_slug: str, notice: str | None = None) -> None:
+        self.status, self.memory, self.old_label, self.old_slug, self.notice = status, memory, old_label, old_slug, notice
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "memory": self.memory.public(), "old_label": self.old_label,
+                "old_slug": self.old_slug, "notices": [self.notice] if self.notice else []}
+
+
+def rename(ctx: Context, old: str, new: str, store: str | None = None) -> Rewritten:
+    """Give a memory of --store (or the detected store) a new label. Its slug
+    follows the label, and so do its dedup verdicts."""
+    label = validate.label(new)
+    memory = lookup(ctx, old, store, fallback=False)
+    if memory.label == label:
+        raise InvalidInput(f"{memory.label!r} is already labelled that way")
+    return _rewrite(ctx, "renamed", memory, label, memory.body, keep_verdicts=True)
+
+
+def edit(ctx: Context, memory: Memory, text: str) -> Rewritten:
+    """Save `text` as `memory`'s new content, in place. A first-line heading
+    is its label (changing the heading renames it); without one the label
+    stays and the whole text is the body."""
+    from ..slugs import split_heading
+
+    heading, body = split_heading(text)
+    label = validate.label(heading) if heading is not None else memory.label
+    if heading is None:
+        body = text.strip("\n")
+    if label == memory.label and body.strip("\n") == memory.body.strip("\n"):
+        return Rewritten("unchanged", memory, memory.label, memory.slug)
+    return _rewrite(ctx, "updated", memory, label, validate.content(body), keep_verdicts=False)
+
+
+def _rewrite(ctx: Context, status: str, memory: Memory, label: str, body: str, *, keep_verdicts: bool) -> Rewritten:
+    """The stored text changes (its heading is the label), so it is embedded
+    again, or left without a vector, with a notice, when no model loads."""
+    from ..slugs import passage_text, slugify
+
+    db, slug = ctx.db(), slugify(label)
+    if slug != memory.slug:
+        maintenance.check_free(db, memory.store, slug)  # before the (slow) embedding
+    text = passage_text(label, body)
+    blob, model, notice = None, None, None
+    try:
+        embedded = ctx.engine().embed_passages([text])
+        blob, model = embedded.blobs[0], embedded.model
+    except ModelUnavailable as exc:
+        notice = f"saved without a vector ({exc.message}); run 'thatch reindex' once the model loads"
+    changed = maintenance.rewrite(db, memory, slug, label, text, blob, model, ctx.now(), keep_verdicts=keep_verdicts)
+    changed.embedding = blob
+    return Rewritten(status, changed, memory.label, memory.slug, notice)
 
 
 def stores(ctx: Context) -> list[StoreSummary]:
     return ctx.db().store_summaries()
+
+
+def drop_store(ctx: Context, name: str) -> str:
+    """Remove an empty store from `stores`; refused while it holds memories."""
+    name = existing(ctx, name)
+    if name == GLOBAL:
+        raise InvalidInput("the global store is always there; it cannot be dropped")
+    maintenance.drop_store(ctx.db(), name)
+    return name

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .. import validate
 from ..context import Context
 from ..storage import vectors
+from .scope import existing
 
 BATCH = 256
 
@@ -41,7 +41,7 @@ def reindex(
 
     engine = ctx.engine()
     db = ctx.db()
-    stores = [validate.store(store)] if store is not None else None
+    stores = [existing(ctx, store)] if store is not None else None
     name, dim = engine.model_info()
     # Rows this model ranks already (another pooling of it included, such as
     # the original thatch's mean-pooled ones) are left as their writer made them.

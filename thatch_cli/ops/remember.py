@@ -15,7 +15,7 @@ from ..context import Context
 from ..errors import InvalidInput, ModelUnavailable
 from ..records import Memory
 from ..slugs import derive_label, passage_text, slugify
-from .scope import target
+from .scope import branch_choice, target
 
 MAX_DUPLICATE_WARNINGS = 3
 
@@ -26,19 +26,37 @@ class SaveOutcome:
     replaced: Memory | None
     similar: list[tuple[Memory, float]] = field(default_factory=list)
     notice: str | None = None
+    unchanged: bool = False  # the same memory was already saved: nothing written
+    store_created: bool = False  # the save created its store
 
     @property
     def has_vector(self) -> bool:
         return self.memory.embedding is not None
 
+    @property
+    def status(self) -> str:
+        return "unchanged" if self.unchanged else "replaced" if self.replaced else "created"
+
     def to_json(self) -> dict:
         return {
-            "status": "replaced" if self.replaced else "created",
+            "status": self.status,
             "memory": self.memory.public(),
             "has_vector": self.has_vector,
             "similar": [{**m.brief(), "score": round(score, 4)} for m, score in self.similar],
+            "store_created": self.store_created,
             "notices": [self.notice] if self.notice else [],
         }
+
+
+def same_memory(existing: Memory, label: str, text: str, branch: str | None, confidence: int | None,
+                archived: bool | None) -> bool:
+    """Whether saving would write what is already there: the same label and
+    text, and every option given equal to the stored one (an option not
+    given would be kept by an overwrite; archived not given means live)."""
+    return (existing.label == label and existing.content == text
+            and (branch is None or branch == existing.branch)
+            and (confidence is None or confidence == existing.confidence)
+            and bool(archived) == existing.archived)
 
 
 def resolve_label(label: str | None, content: str) -> tuple[str, str]:
@@ -67,15 +85,8 @@ def remember(
     content = validate.content(content)
     confidence = validate.confidence(confidence)
     label, body = resolve_label(label, content)
-    validate.one_of(**{"--branch": branch is not None, "--this-branch": this_branch})
-    if this_branch:
-        branch = ctx.current_branch()
-        if branch is None:
-            raise InvalidInput("--this-branch needs a checked-out branch (not a detached HEAD or a non-repository)")
-        branch = validate.branch(branch, "--this-branch, read from HEAD")
-    elif branch is not None:
-        branch = validate.branch(branch)
-    store_name = target(ctx, store)
+    branch = branch_choice(ctx, branch, this_branch)
+    store_name = target(ctx, store, create=True)
     text = passage_text(label, body)
     now = ctx.now()
     memory = Memory(
@@ -89,6 +100,11 @@ def remember(
         updated_at=now,
     )
     db = ctx.db()
+    existing = db.get(store_name, memory.slug, with_vector=True)
+    if existing is not None and same_memory(existing, label, text, branch, confidence, archived):
+        # A retried save (an agent, a script run twice) succeeds without writing.
+        return SaveOutcome(memory=existing, replaced=None, unchanged=True)
+    store_created = not db.store_exists(store_name)
     # Fail before the (slow) embedding when the write cannot happen; save()
     # checks again inside its transaction.
     db.check_writable(store_name, memory.slug, overwrite=overwrite, archived=archived)
@@ -111,7 +127,7 @@ def remember(
         after = db.store_version(store_name)
         if after - before == (2 if replaced is not None else 1):
             engine.saved(memory, before, after, replaced is not None)
-    outcome = SaveOutcome(memory=memory, replaced=replaced, notice=notice)
+    outcome = SaveOutcome(memory=memory, replaced=replaced, notice=notice, store_created=store_created)
     if similar:
         found = db.get_many(h.key for h in similar)
         outcome.similar = [(found[h.key], h.score) for h in similar if h.key in found]

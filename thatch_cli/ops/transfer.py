@@ -56,7 +56,7 @@ class ExportOutcome:
 
 def export_stores(ctx: Context, store: str | None, all_stores: bool) -> list[str] | None:
     """The stores an export covers (None = every store)."""
-    validate.one_of(**{"--store": store, "--all": all_stores})
+    validate.one_of(**{"--store": store, "--all-stores": all_stores})
     return None if all_stores else [target(ctx, store)]
 
 

@@ -77,15 +77,6 @@ def has_vectors(conn: sqlite3.Connection, store: str) -> bool:
     return row is not None
 
 
-def branch_labels(conn: sqlite3.Connection, store: str, branch: str) -> list[str]:
-    """Labels of the live memories scoped to `branch`, newest first."""
-    rows = conn.execute(
-        "SELECT label FROM entries WHERE store = ? AND branch = ? AND archived = 0 ORDER BY updated_at DESC, slug",
-        (store, branch),
-    )
-    return [r[0] for r in rows]
-
-
 def labels(conn: sqlite3.Connection, stores: Sequence[str]) -> list[str]:
     rows = conn.execute(f"SELECT label FROM entries WHERE store IN ({_marks(stores)}) ORDER BY label", list(stores))
     return list(dict.fromkeys(r[0] for r in rows))

@@ -3,6 +3,7 @@ memories, and the branch deletions the git hooks recorded."""
 
 from __future__ import annotations
 
+from ..errors import Conflict, NotFound
 from ..records import Memory
 from . import hooks
 from .memories import MemoryDB
@@ -82,3 +83,66 @@ def index_problems(conn) -> dict[str, int]:
     orphans = conn.execute(
         "SELECT count(*) FROM entries_fts WHERE rowid NOT IN (SELECT fts_rowid FROM thatch_cli_fts_rows)").fetchone()[0]
     return {"wrong": wrong, "orphans": orphans}
+
+
+def set_archived(db: MemoryDB, store: str, slug: str, archived: bool) -> bool:
+    """Archive (or restore) one memory; False when it already was. updated_at
+    stays, as for a branch: the content did not change."""
+    with db.transaction() as conn:
+        cursor = conn.execute("UPDATE entries SET archived = ? WHERE store = ? AND slug = ? AND archived != ?",
+                              (int(archived), store, slug, int(archived)))
+    return cursor.rowcount > 0
+
+
+def rewrite(db: MemoryDB, memory: Memory, new_slug: str, new_label: str, content: str,
+            embedding: bytes | None, model: str | None, now: str, *, keep_verdicts: bool) -> Memory:
+    """Give `memory` a new label (and slug) and stored text in place: one
+    UPDATE, so the full-text index, store version and any history trigger
+    see an update; branch, confidence, archived and recall telemetry stay.
+    With `keep_verdicts` (a rename) its dedup verdicts follow it to the new
+    slug; without (new content) they are cleared, as an overwrite does.
+    Conflict when another memory of the store already has the new slug."""
+    store, old = memory.store, memory.slug
+    with db.transaction() as conn:
+        if new_slug != old:
+            check_free(db, store, new_slug)
+        if db.get(store, old) is None:
+            raise NotFound(f"no memory {old!r} in store {store}", store=store, slug=old)
+        conn.execute("UPDATE entries SET slug = ?, label = ?, content = ?, embedding = ?, model = ?, updated_at = ?"
+                     " WHERE store = ? AND slug = ?", (new_slug, new_label, content, embedding, model, now, store, old))
+        if not keep_verdicts:
+            db.clear_verdicts(store, old)
+        elif new_slug != old:
+            pairs = conn.execute("SELECT slug_a, slug_b, status, checked_at FROM dedup_pairs"
+                                 " WHERE store = ? AND (slug_a = ? OR slug_b = ?)", (store, old, old)).fetchall()
+            db.clear_verdicts(store, old)
+            for slug_a, slug_b, status, checked_at in pairs:
+                a, b = sorted(new_slug if s == old else s for s in (slug_a, slug_b))
+                conn.execute("INSERT OR REPLACE INTO dedup_pairs (store, slug_a, slug_b, status, checked_at)"
+                             " VALUES (?, ?, ?, ?, ?)", (store, a, b, status, checked_at))
+    renamed = db.get(store, new_slug)
+    assert renamed is not None
+    return renamed
+
+
+def check_free(db: MemoryDB, store: str, slug: str) -> None:
+    """Conflict when a memory of `store` already has `slug`."""
+    taken = db.get(store, slug)
+    if taken is not None:
+        raise Conflict(f"a memory labelled {taken.label!r} already exists in {store} (slug {slug});"
+                       " forget or rename it first", store=store, slug=slug, label=taken.label)
+
+
+def drop_store(db: MemoryDB, name: str) -> None:
+    """Remove an empty store and what thatch kept about it (verdicts, branch
+    deletions). Conflict while it holds memories. Its version counter stays:
+    a warm daemon's cache must never mistake a re-created store for the old one."""
+    with db.transaction() as conn:
+        count = db.count([name])
+        if count:
+            raise Conflict(f"store {name} still holds {count} memor{'y' if count == 1 else 'ies'};"
+                           " forget them (or move them with export/import) first", store=name, memories=count)
+        conn.execute("DELETE FROM stores WHERE name = ?", (name,))
+        conn.execute("DELETE FROM dedup_pairs WHERE store = ?", (name,))
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'thatch_cli_deleted_branches'").fetchone():
+            conn.execute("DELETE FROM thatch_cli_deleted_branches WHERE store = ?", (name,))

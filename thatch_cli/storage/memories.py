@@ -111,7 +111,15 @@ class MemoryDB:
         self.conn.execute("INSERT OR IGNORE INTO stores (name) VALUES (?)", (name,))
 
     def store_names(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT name FROM stores ORDER BY name")]
+        """Every store: those registered, and any that only rows name (a
+        file another program wrote may skip the `stores` table)."""
+        rows = self.conn.execute("SELECT name FROM stores UNION SELECT DISTINCT store FROM entries ORDER BY 1")
+        return [r[0] for r in rows]
+
+    def store_exists(self, name: str) -> bool:
+        return self.conn.execute(
+            "SELECT 1 FROM stores WHERE name = ? UNION ALL SELECT 1 FROM entries WHERE store = ? LIMIT 1",
+            (name, name)).fetchone() is not None
 
     def store_summaries(self) -> list[StoreSummary]:
         rows = self.conn.execute(
@@ -174,6 +182,15 @@ class MemoryDB:
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         rows = self.conn.execute(f"SELECT {COLUMNS} FROM entries {clause} ORDER BY store, updated_at DESC, slug", args)
         return [memory_from_row(r) for r in rows]
+
+    def labels(self, stores: Sequence[str]) -> list[str]:
+        """Every label in `stores`, archived included (for did-you-mean)."""
+        rows = self.conn.execute(f"SELECT label FROM entries WHERE store IN ({marks(stores)})", list(stores))
+        return [r[0] for r in rows]
+
+    def stores_with_slug(self, slug: str) -> list[str]:
+        """The stores holding a memory with this slug."""
+        return [r[0] for r in self.conn.execute("SELECT store FROM entries WHERE slug = ? ORDER BY store", (slug,))]
 
     def branches(self, stores: Sequence[str]) -> list[str]:
         """Branches that memories of `stores` are scoped to."""

@@ -68,3 +68,6 @@ _thatch_hook() {
 if [[ $- == *i* && ${PROMPT_COMMAND[*]-} != *_thatch_hook* ]]; then
     PROMPT_COMMAND="_thatch_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}"
 fi
+# Tells thatch's git post-checkout hook that this prompt reports a branch
+# switch, so a switch prints one line, not two.
+[[ $- != *i* ]] || export THATCH_SHELL_HOOK=bash

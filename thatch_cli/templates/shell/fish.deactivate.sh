@@ -4,3 +4,4 @@ set -e __thatch_pwd
 set -e __thatch_head
 set -e __thatch_key
 set -e __thatch_state
+set -e THATCH_SHELL_HOOK

@@ -61,6 +61,9 @@ end
 # Prompt hooks only mean something in an interactive shell. Defining the
 # handler again replaces it, so a second `source` still installs it once.
 if status is-interactive
+    # Tells thatch's git post-checkout hook that this prompt reports a branch
+    # switch, so a switch prints one line, not two.
+    set -gx THATCH_SHELL_HOOK fish
     function __thatch_hook --on-event fish_prompt
         set -l ret $status
         test "$THATCH_QUIET" = 1; or __thatch_prompt

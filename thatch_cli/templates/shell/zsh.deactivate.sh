@@ -4,4 +4,4 @@
     precmd_functions=(${precmd_functions:#_thatch_hook})
 }
 unfunction _thatch_hook _thatch_prompt _thatch_find_head 2>/dev/null
-unset _thatch_pwd _thatch_head _thatch_key _thatch_state
+unset _thatch_pwd _thatch_head _thatch_key _thatch_state THATCH_SHELL_HOOK

@@ -73,4 +73,7 @@ _thatch_hook() {
     if [[ -o interactive ]] && (( ! ${precmd_functions[(I)_thatch_hook]:-0} )); then
         precmd_functions=(_thatch_hook $precmd_functions)
     fi
+    # Tells thatch's git post-checkout hook that this prompt reports a branch
+    # switch, so a switch prints one line, not two.
+    [[ ! -o interactive ]] || export THATCH_SHELL_HOOK=zsh
 }

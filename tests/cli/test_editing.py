@@ -1,0 +1,198 @@
+"""Editing one memory: `edit` and `remember` in $EDITOR (a fake editor
+script; a pty where a terminal matters), `rename`, `archive`/`unarchive`
+LABEL, dropping an empty store, and the derived-label cut."""
+
+import json
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from thatch_cli.storage import maintenance
+from thatch_cli.storage.memories import MemoryDB
+
+from helpers import BrokenEmbedder, thatch_pty
+
+
+def open_db(env) -> MemoryDB:
+    return MemoryDB.open(Path(env["THATCH_DB"]))
+
+
+def fake_editor(tmp_path: Path, body: str, *, status: int = 0, name: str = "editor") -> str:
+    """An $EDITOR that records the file it was given (to seen.md), then
+    writes `body` into it and exits with `status`."""
+    script = tmp_path / f"{name}.sh"
+    (tmp_path / f"{name}.body").write_text(body)
+    script.write_text(f'#!/bin/sh\ncp "$1" {shlex.quote(str(tmp_path / "seen.md"))}\n'
+                      f'cat {shlex.quote(str(tmp_path / f"{name}.body"))} > "$1"\nexit {status}\n')
+    script.chmod(0o755)
+    return f"sh {shlex.quote(str(script))}"  # run through sh -c, as EDITOR="code --wait" would be
+
+
+@pytest.fixture
+def stored(cli):
+    cli("remember", "Release process", "Tag, build, upload.", "--store", "s", "--confidence", "6", "--branch", "main")
+    return "s"
+
+
+# -- edit ------------------------------------------------------------------------------------------
+
+
+def test_edit_opens_the_memory_with_its_label_as_heading(cli, stored, tmp_path, isolated_env):
+    editor = fake_editor(tmp_path, "# Release process\n\nTag, build, twine upload.\n")
+    db = open_db(isolated_env)
+    before = db.get("s", "release-process")
+    maintenance.record_verdict(db, "s", "release-process", "other", "distinct", "2026-01-01T00:00:00.000Z")
+    result = cli("edit", "release process", "--store", "s", "--json", EDITOR=editor)
+    assert (tmp_path / "seen.md").read_text() == "# Release process\n\nTag, build, upload.\n"
+    data = json.loads(result.stdout)
+    assert result.exit_code == 0 and data["status"] == "updated"
+    assert data["memory"]["content"] == "Tag, build, twine upload." and data["memory"]["has_vector"] is True
+    after = db.get("s", "release-process", with_vector=True)
+    assert after.content == "# Release process\n\nTag, build, twine upload."
+    assert (after.branch, after.confidence, after.created_at) == ("main", 6, before.created_at)
+    assert after.embedding is not None and after.updated_at == "2026-11-30T12:00:00.123Z"
+    assert maintenance.verdict_of(db, "s", "release-process", "other") is None  # new content, new verdicts
+    # VISUAL wins over EDITOR, as in git.
+    visual = fake_editor(tmp_path, "# Release process\n\nfrom VISUAL\n", name="visual")
+    assert cli("edit", "Release process", "s", VISUAL=visual, EDITOR="false").stdout == \
+        "Updated 'Release process' in s\n"
+
+
+def test_edit_renames_through_the_heading(cli, stored, tmp_path, isolated_env):
+    editor = fake_editor(tmp_path, "# Releasing a version\n\nTag, build, upload.\n")
+    result = cli("edit", "Release process", "--store", "s", EDITOR=editor)
+    assert result.stdout == "Updated 'Releasing a version' in s (was 'Release process')\n"
+    db = open_db(isolated_env)
+    assert db.get("s", "release-process") is None and db.get("s", "releasing-a-version").branch == "main"
+
+
+def test_edit_without_changes_or_with_nothing_saves_nothing(cli, stored, tmp_path, isolated_env):
+    db = open_db(isolated_env)
+    before = db.get("s", "release-process")
+    same = cli("edit", "Release process", "--store", "s", EDITOR=fake_editor(tmp_path, "# Release process\n\nTag, build, upload.\n"))
+    assert same.exit_code == 0 and same.stdout == "No changes; 'Release process' in s left as it was\n"
+    empty = cli("edit", "Release process", "--store", "s", EDITOR=fake_editor(tmp_path, "\n\n"))
+    assert empty.exit_code == 2 and empty.stderr == "thatch: error: the memory is empty; nothing saved\n"
+    failed = cli("edit", "Release process", "--store", "s", EDITOR=fake_editor(tmp_path, "# x\n\ny\n", status=1))
+    assert failed.exit_code == 2 and "exited with status 1; nothing saved" in failed.stderr
+    assert db.get("s", "release-process") == before
+    off_terminal = cli("edit", "Release process", "--store", "s")  # no EDITOR, no terminal: never a blind vi
+    assert off_terminal.exit_code == 2 and "set VISUAL or EDITOR" in off_terminal.stderr
+
+
+def test_a_failed_save_keeps_the_text(cli, stored, tmp_path, isolated_env):
+    cli("remember", "Taken", "another memory", "--store", "s")
+    editor = fake_editor(tmp_path, "# Taken\n\nmy careful rewrite\n")
+    result = cli("edit", "Release process", "--store", "s", EDITOR=editor)
+    assert result.exit_code == 4 and len(result.stderr.splitlines()) == 1
+    kept = Path(result.stderr.rsplit("your text is kept in ", 1)[1].strip())
+    assert kept.read_text() == "# Taken\n\nmy careful rewrite\n" and oct(kept.stat().st_mode)[-3:] == "600"
+    kept.unlink()
+    assert open_db(isolated_env).get("s", "release-process").content == "# Release process\n\nTag, build, upload."
+
+
+def test_edit_never_reaches_into_global_unasked(cli, tmp_path):
+    cli("remember", "Python style", "black", "--global")
+    result = cli("edit", "Python style", EDITOR=fake_editor(tmp_path, "# Python style\n\nruff\n"), THATCH_STORE="proj")
+    assert result.exit_code == 3 and "global has one: add --store global" in result.stderr
+
+
+def test_remember_on_a_terminal_opens_the_editor(tmp_path, isolated_env):
+    env = {**os.environ, "THATCH_MODEL": "fake:64", "EDITOR": fake_editor(tmp_path, "# Deploy steps\n\nmake deploy\n"),
+           "THATCH_STORE": "s"}
+    code, output = thatch_pty(["remember", "Deploy steps"], env=env, cwd=tmp_path)
+    assert code == 0, output
+    assert (tmp_path / "seen.md").read_text() == "# Deploy steps\n\n"
+    assert "waiting for your editor" in output and "Remembered 'Deploy steps' in s" in output
+    assert open_db(isolated_env).get("s", "deploy-steps").content == "# Deploy steps\n\nmake deploy"
+    # `thatch remember` alone: an empty file; the first heading becomes the label.
+    env["EDITOR"] = fake_editor(tmp_path, "# Staging port\n\n5433\n")
+    code, output = thatch_pty(["remember", "--json"], env=env, cwd=tmp_path)
+    assert (tmp_path / "seen.md").read_text() == ""
+    assert code == 0 and '"label": "Staging port"' in output
+    # Piped (an agent, a script): one argument is the content, as before; no editor.
+    piped = __import__("subprocess").run([__import__("sys").executable, "-m", "thatch_cli", "remember",
+                                          "Use uv for installs", "--json"], env=env, cwd=tmp_path,
+                                         capture_output=True, text=True, stdin=__import__("subprocess").DEVNULL)
+    data = json.loads(piped.stdout)
+    assert data["memory"]["label"] == "Use uv for installs" and data["memory"]["content"] == "Use uv for installs"
+
+
+def test_remember_without_content_off_a_terminal_says_how(cli):
+    result = cli("remember")
+    assert result.exit_code == 2 and result.stderr == (
+        "thatch: error: give the content ('-' reads standard input; on a terminal, your editor opens)\n")
+
+
+# -- rename ----------------------------------------------------------------------------------------
+
+
+def test_rename_moves_slug_and_verdicts(cli, stored, isolated_env):
+    cli("remember", "Other", "something else", "--store", "s")
+    db = open_db(isolated_env)
+    maintenance.record_verdict(db, "s", "release-process", "other", "supplement", "2026-01-01T00:00:00.000Z")
+    result = cli("rename", "Release process", "Releasing", "--store", "s", "--json")
+    data = json.loads(result.stdout)
+    assert result.exit_code == 0 and data["status"] == "renamed" and data["old_slug"] == "release-process"
+    assert data["memory"]["slug"] == "releasing" and data["memory"]["content"] == "Tag, build, upload."
+    renamed = db.get("s", "releasing", with_vector=True)
+    assert renamed.content == "# Releasing\n\nTag, build, upload." and renamed.embedding is not None
+    assert (renamed.branch, renamed.confidence) == ("main", 6)
+    assert db.get("s", "release-process") is None
+    assert maintenance.verdict_of(db, "s", "releasing", "other") == "supplement"  # the verdict followed
+    found = cli("recall", "Releasing", "--store", "s", "-b", "main", "--mode", "lexical", "--json").stdout
+    assert [r["slug"] for r in json.loads(found)["results"]] == ["releasing"]  # the keyword index followed
+    taken = cli("rename", "Releasing", "other", "--store", "s")
+    assert taken.exit_code == 4 and "already exists in s" in taken.stderr
+    assert cli("rename", "Releasing", "RELEASING", "--store", "s").exit_code == 0  # same slug, new spelling
+    assert db.get("s", "releasing").label == "RELEASING"
+
+
+def test_rename_without_a_model_drops_the_stale_vector(cli, stored, isolated_env):
+    result = cli("rename", "Release process", "Releasing", "--store", "s", embedder=BrokenEmbedder())
+    assert result.exit_code == 0 and "without a vector" in result.stderr and "reindex" in result.stderr
+    assert open_db(isolated_env).get("s", "releasing", with_vector=True).embedding is None
+
+
+# -- archive / unarchive one memory --------------------------------------------------------------
+
+
+def test_archive_and_unarchive_one_memory(cli, stored, isolated_env):
+    assert cli("archive", "Release process", "--store", "s").stdout == "Archived 'Release process' in s\n"
+    assert open_db(isolated_env).get("s", "release-process").archived
+    assert json.loads(cli("recall", "upload", "--store", "s", "--json").stdout)["results"] == []
+    again = cli("archive", "release-process", "--store", "s", "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["changed"] is False
+    assert cli("unarchive", "Release process", "--store", "s").stdout == "Restored 'Release process' in s\n"
+    assert not open_db(isolated_env).get("s", "release-process").archived
+    assert cli("archive", "Release process", "--branch", "main", "--store", "s").exit_code == 2
+    assert cli("archive", "--store", "s").exit_code == 2
+    assert cli("unarchive", "nope", "--store", "s").exit_code == 3
+
+
+# -- stores --drop ---------------------------------------------------------------------------------
+
+
+def test_drop_an_empty_store(cli, isolated_env):
+    cli("remember", "a", "one", "--store", "tmp/store")
+    full = cli("stores", "--drop", "tmp/store")
+    assert full.exit_code == 4 and "still holds 1 memory" in full.stderr
+    cli("forget", "a", "tmp/store")
+    assert cli("stores", "--drop", "tmp/store").stdout == "Dropped the empty store tmp/store\n"
+    assert "tmp/store" not in cli("stores").stdout
+    assert cli("stores", "--drop", "tmp/stor").exit_code == 3
+    assert cli("stores", "--drop", "global").exit_code == 2
+
+
+# -- derived labels --------------------------------------------------------------------------------
+
+
+def test_a_long_first_line_is_cut_at_a_word_boundary(cli):
+    line = "When the staging database refuses connections after a deploy, restart pgbouncer before anything else"
+    data = json.loads(cli("remember", line + "\nmore detail", "--store", "s", "--json").stdout)
+    label = data["memory"]["label"]
+    assert label == "When the staging database refuses connections after a deploy, restart pgbouncer…"
+    assert len(label) <= 81 and line.startswith(label[:-1])
+    assert data["memory"]["content"] == line + "\nmore detail"  # nothing of the text is lost

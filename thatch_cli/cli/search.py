@@ -1,0 +1,40 @@
+"""`thatch search QUERY [STORE|all]`: the original thatch's spelling of
+recall, kept so its users' habits (and scripts) work. It is recall: the
+same ranking, scope rules, telemetry and output (cli/recall.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+from .. import validate
+from ..context import Context
+from .declare import Argument, Json, Option, command
+from .output import Output
+
+ALL = "all"
+
+
+@command("search", examples=[
+    'thatch search "how do I publish a release?"',
+    'thatch search "staging port" acme/widget',
+    'thatch search "python style" all          # every store',
+], json="the same as recall")
+def search(
+    ctx: Context, out: Output, *,
+    query: Annotated[str, Argument(metavar="QUERY", help="What you are looking for, in your own words.")],
+    where: Annotated[Optional[str], Argument(metavar="STORE", show_default=False,
+                                             help="Search only this store, or every store with 'all'"
+                                                  " (default: the detected store plus global).")] = None,
+    limit: Annotated[Optional[int], Option("--limit", "-n", metavar="N", show_default=False,
+                                           help="Most results to show (default: setting recall.limit, 10).")] = None,
+    mode: Annotated[str, Option("--mode", "-m", choices=validate.MODES,
+                                help="Ranking: hybrid (meaning and exact words), semantic or lexical.")] = "hybrid",
+    as_json: Json = False,
+) -> None:
+    """Find memories: `thatch recall` as the original thatch spells it, with the store as an argument."""
+    from ..ops.recall import recall as find
+    from .recall import show
+
+    everywhere = where is not None and where.strip().lower() == ALL
+    outcome = find(ctx, query, store=None if everywhere else where, all_stores=everywhere, limit=limit, mode=mode)
+    show(out, outcome)
