@@ -5,7 +5,7 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='archive completion daemon dedup duplicates export forget hooks hygiene import init list recall reindex remember rescope show stores' ;;
+        '') _thatch_r='archive completion daemon dedup duplicates export forget hooks hygiene import init list mcp recall reindex remember rescope show stores' ;;
         'completion') _thatch_r='install show' ;;
         'daemon') _thatch_r='start status stop' ;;
         'dedup') _thatch_r='keep list mark' ;;
@@ -41,6 +41,7 @@ _thatch_options() {
         'import') _thatch_r='--overwrite --store -s --json --help -h' ;;
         'init') _thatch_r='--deactivate --json --help -h' ;;
         'list') _thatch_r='--store -s --branch -b --archived --json --help -h' ;;
+        'mcp') _thatch_r='--max-chars --lock-wait --help -h' ;;
         'recall') _thatch_r='--store -s --all-stores -a --branch -b --limit -n --include-archived --mode -m --budget --json --help -h' ;;
         'reindex') _thatch_r='--store -s --json --help -h' ;;
         'remember') _thatch_r='--store -s --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --json --help -h' ;;
@@ -59,7 +60,7 @@ _thatch_option_value() {
         'dedup mark|--status') _thatch_r='choices:duplicate supplement contradiction unrelated' ;;
         'recall|--mode'|'recall|-m') _thatch_r='choices:hybrid semantic lexical' ;;
         'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo') _thatch_r=files ;;
-        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'recall|--limit'|'recall|-n'|'recall|--budget'|'remember|--confidence'|'remember|-c') _thatch_r=none ;;
+        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'mcp|--max-chars'|'mcp|--lock-wait'|'recall|--limit'|'recall|-n'|'recall|--budget'|'remember|--confidence'|'remember|-c') _thatch_r=none ;;
         'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rescope|--store'|'rescope|-s'|'show|--store'|'show|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;
     esac

@@ -5,7 +5,7 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' archive completion daemon dedup duplicates export forget hooks hygiene import init list recall reindex remember rescope show stores
+            printf '%s\n' archive completion daemon dedup duplicates export forget hooks hygiene import init list mcp recall reindex remember rescope show stores
         case 'completion'
             printf '%s\n' install show
         case 'daemon'
@@ -20,7 +20,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'show|--store' 'show|-s'
+        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'mcp|--max-chars' 'mcp|--lock-wait' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'show|--store' 'show|-s'
             return 0
     end
     return 1
@@ -106,6 +106,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a hygiene -d 'Report near-duplicate
 complete -c thatch -n '__thatch_arg \'\' 0' -a import -d 'Import memories from JSONL (as written by export); embeds those without a usable vector'
 complete -c thatch -n '__thatch_arg \'\' 0' -a init -d 'Print the shell hook: a one-line memory summary when you enter a repository or switch branch'
 complete -c thatch -n '__thatch_arg \'\' 0' -a list -d 'List the memories of a store'
+complete -c thatch -n '__thatch_arg \'\' 0' -a mcp -d 'Serve the memory store to coding agents over MCP (stdio): the original thatch\'s tools'
 complete -c thatch -n '__thatch_arg \'\' 0' -a recall -d 'Find memories by meaning and by their words: the detected store plus global, unless told otherwise'
 complete -c thatch -n '__thatch_arg \'\' 0' -a reindex -d 'Embed memories that have no vector, or one from a different model'
 complete -c thatch -n '__thatch_arg \'\' 0' -a remember -d 'Save a memory. Without a label, the content\'s first heading or line becomes the label'
@@ -239,6 +240,10 @@ complete -c thatch -n '__thatch_at \'list\'' -l json -d 'Print machine-readable 
 complete -c thatch -n '__thatch_at \'list\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'list\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'list\' 0' -f -a '(__thatch_values stores)'
+complete -c thatch -n '__thatch_at \'mcp\'' -l max-chars -r -f -d 'Cap each tool result at CHARS characters (default THATCH_MCP_MAX_CHARS or 20000)'
+complete -c thatch -n '__thatch_at \'mcp\'' -l lock-wait -r -f -d 'How long a write waits for another writer\'s lock'
+complete -c thatch -n '__thatch_at \'mcp\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'mcp\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'recall\'' -l store -r -f -a '(__thatch_values stores)' -d 'Search only this store'
 complete -c thatch -n '__thatch_at \'recall\'' -s s -r -f -a '(__thatch_values stores)' -d 'Search only this store'
 complete -c thatch -n '__thatch_at \'recall\'' -l all-stores -d 'Search every store'

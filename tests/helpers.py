@@ -206,3 +206,37 @@ def stop_all(env: dict) -> None:
     wait_until(lambda: not daemon_pids(env), timeout=5)
     time.sleep(0.05)
     reap_zombie_children()
+
+
+# -- MCP ---------------------------------------------------------------------------------
+
+
+def mcp_env(**extra: str) -> dict[str, str]:
+    """The environment for a `thatch mcp` a test spawns: the test's private
+    paths (conftest), the fake model, no daemon unless the test says so."""
+    return {**os.environ, "THATCH_MODEL": "fake:64", "THATCH_DAEMON": "0", **extra}
+
+
+def mcp_session(env: dict[str, str], *args: str, cwd: Path | None = None):
+    """An initialized MCP client session (the official SDK's) with a real
+    `python -m thatch_cli mcp ARGS` process over stdio: `async with mcp_session(env) as session`."""
+    from contextlib import asynccontextmanager
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    @asynccontextmanager
+    async def session():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "thatch_cli", "mcp", *args], env=env,
+                                       cwd=str(cwd) if cwd else None)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                yield client
+
+    return session()
+
+
+def call_json(result) -> tuple[bool, dict]:
+    """(is_error, structured content) of a tools/call result."""
+    return bool(result.is_error), result.structured_content

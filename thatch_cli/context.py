@@ -40,6 +40,9 @@ class Context:
     # real process runs turn this on; an injected embedder_factory or
     # THATCH_DAEMON=0 keeps everything in-process regardless.
     use_daemon: bool = False
+    # False: use the model only if the daemon already has it loaded, else
+    # degrade at once (engine.DaemonEngine); agents' recalls and prompt hooks.
+    wait_for_model: bool = True
     stdin: IO[str] | None = field(default=None, repr=False)
     stdout: IO[str] | None = field(default=None, repr=False)
     stderr: IO[str] | None = field(default=None, repr=False)

@@ -14,7 +14,7 @@ from thatch_cli.daemon import protocol
 # One fingerprint per protocol version. Changing a request or reply shape
 # changes the fingerprint: bump PROTOCOL_VERSION and add the new entry here
 # (older clients and daemons then replace each other instead of misreading).
-FINGERPRINTS = {2: "8caa4b73aa36167c"}
+FINGERPRINTS = {2: "8caa4b73aa36167c", 3: "02f4688053df4b2c"}
 
 
 def test_a_shape_change_needs_a_version_bump():

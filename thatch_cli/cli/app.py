@@ -25,7 +25,7 @@ from .output import Output
 from .run import run
 
 # The modules that declare commands, in the order help lists their commands.
-MODULES = ("memories", "recall", "tidy", "dedup", "branches", "transfer", "shell", "githooks", "daemon")
+MODULES = ("memories", "recall", "tidy", "dedup", "branches", "transfer", "shell", "githooks", "daemon", "agents")
 
 HELP = "A local, git-aware memory store for coding agents and the people who work beside them."
 _SETTINGS = {"help_option_names": ["-h", "--help"]}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..context import Context
-from ..errors import EXIT_INTERNAL, DatabaseError, ThatchError
+from ..errors import EXIT_INTERNAL, ThatchError, database_error
 from .output import Output
 
 Command = Callable[..., "int | None"]
@@ -39,15 +39,3 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
     finally:
         ctx.close()
 
-
-def database_error(exc: BaseException) -> DatabaseError | None:
-    """The database error an SQLite exception means (locked, read-only,
-    corrupt), or None for anything else."""
-    import sqlite3
-
-    if not isinstance(exc, sqlite3.Error):
-        return None
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return DatabaseError("database is locked by another process; try again", retryable=True)
-    return DatabaseError(f"database error: {text}")
