@@ -5,7 +5,7 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='archive completion daemon dedup duplicates export forget hooks hygiene import init list mcp recall reindex remember rescope show stores' ;;
+        '') _thatch_r='archive completion daemon dedup duplicates export forget hooks hygiene import init list mcp recall reindex remember rescope setup show stores' ;;
         'completion') _thatch_r='install show' ;;
         'daemon') _thatch_r='start status stop' ;;
         'dedup') _thatch_r='keep list mark' ;;
@@ -46,6 +46,7 @@ _thatch_options() {
         'reindex') _thatch_r='--store -s --json --help -h' ;;
         'remember') _thatch_r='--store -s --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --json --help -h' ;;
         'rescope') _thatch_r='--from --to --unscoped --store -s --json --help -h' ;;
+        'setup') _thatch_r='--global --plan --uninstall --status --json --help -h' ;;
         'show') _thatch_r='--store -s --json --help -h' ;;
         'stores') _thatch_r='--json --help -h' ;;
         *) _thatch_r='--help -h' ;;
@@ -70,6 +71,7 @@ _thatch_option_value() {
 _thatch_argument() {
     case "$1|$2" in
         'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
+        'setup|0') _thatch_r='choices:claude cursor codex' ;;
         'import|0') _thatch_r=files ;;
         'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'forget|0'|'show|0') _thatch_r=labels ;;
         'list|0') _thatch_r=stores ;;

@@ -5,7 +5,7 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' archive completion daemon dedup duplicates export forget hooks hygiene import init list mcp recall reindex remember rescope show stores
+            printf '%s\n' archive completion daemon dedup duplicates export forget hooks hygiene import init list mcp recall reindex remember rescope setup show stores
         case 'completion'
             printf '%s\n' install show
         case 'daemon'
@@ -111,6 +111,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a recall -d 'Find memories by meani
 complete -c thatch -n '__thatch_arg \'\' 0' -a reindex -d 'Embed memories that have no vector, or one from a different model'
 complete -c thatch -n '__thatch_arg \'\' 0' -a remember -d 'Save a memory. Without a label, the content\'s first heading or line becomes the label'
 complete -c thatch -n '__thatch_arg \'\' 0' -a rescope -d 'Move the memories of one branch to another branch, or to the whole project (--unscoped)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a setup -d 'Wire a coding agent to thatch: the MCP server, the memory hooks and an instruction block'
 complete -c thatch -n '__thatch_arg \'\' 0' -a show -d 'Print one memory in full (detected store first, then global)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a stores -d 'List stores with their memory counts and last update'
 complete -c thatch -n '__thatch_at \'archive\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Branch whose live memories are archived'
@@ -285,6 +286,14 @@ complete -c thatch -n '__thatch_at \'rescope\'' -s s -r -f -a '(__thatch_values 
 complete -c thatch -n '__thatch_at \'rescope\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
 complete -c thatch -n '__thatch_at \'rescope\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'rescope\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'setup\'' -l global -d 'Wire your user configuration instead of this project'
+complete -c thatch -n '__thatch_at \'setup\'' -l plan -d 'List every file and change; write nothing'
+complete -c thatch -n '__thatch_at \'setup\'' -l uninstall -d 'Remove exactly what setup added'
+complete -c thatch -n '__thatch_at \'setup\'' -l status -d 'Show which hosts are wired, and what drifted'
+complete -c thatch -n '__thatch_at \'setup\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'
+complete -c thatch -n '__thatch_at \'setup\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'setup\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'setup\' 0' -f -a 'claude cursor codex' -d 'claude, cursor or codex'
 complete -c thatch -n '__thatch_at \'show\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'show\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'show\'' -l json -d 'Print machine-readable JSON (stable keys; see README)'

@@ -240,3 +240,23 @@ def mcp_session(env: dict[str, str], *args: str, cwd: Path | None = None):
 def call_json(result) -> tuple[bool, dict]:
     """(is_error, structured content) of a tools/call result."""
     return bool(result.is_error), result.structured_content
+
+
+# -- agent hooks -------------------------------------------------------------------------
+
+HOOK_DATA = Path(__file__).resolve().parent / "data" / "hooks"
+
+
+def hook_payload(name: str, *, project: Path | str = "/tmp", prompt: str = "", session: str = "session-1") -> str:
+    """The host-shaped payload tests/data/hooks/NAME.json, filled in, as the JSON text a host writes."""
+    text = (HOOK_DATA / f"{name}.json").read_text()
+    for marker, value in (("@PROJECT@", str(project)), ("@PROMPT@", prompt), ("@SESSION@", session)):
+        text = text.replace(marker, json.dumps(value)[1:-1])
+    json.loads(text)  # still well-formed
+    return text
+
+
+def hook(args, payload: str | None, *, env: dict[str, str], cwd: Path | None = None,
+         timeout: float = 30) -> subprocess.CompletedProcess:
+    """A hook command (`thatch reminder`, ...) as a host runs it: a real process, the payload on stdin."""
+    return thatch_process(list(args), env=env, cwd=cwd, input=payload, timeout=timeout)

@@ -123,5 +123,25 @@ def render_hygiene(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_payload(data: dict[str, Any]) -> str:
+    items = data["interactions"]
+    if not items:
+        return f"No queued tool interactions for session {data['session_id']}."
+    lines = [f"{len(items)} tool interaction(s) of session {data['session_id']} to extract memories from"
+             f" (project store {data['project_store']}; user-wide knowledge goes to {data['global_store']}):"]
+    for item in items:
+        lines += ["", f"[{item['seq']}] {item['title']}", f"input: {item['input']}", f"output: {item['output']}"]
+    if data["remaining"]:
+        lines += ["", f"{data['remaining']} more are queued: call get_extraction_payload again for them."]
+    lines += ["", "Save what a future session would need (decisions, conventions, fixes, preferences; not routine"
+                  " steps) with memory_remember, one topic each, then call extraction_done."]
+    return "\n".join(lines)
+
+
+def render_done(data: dict[str, Any]) -> str:
+    where = ", ".join(data["sessions"]) or "no session"
+    return f"Dropped {data['drained']} queued tool interaction(s) ({where})."
+
+
 def render_error(data: dict[str, Any]) -> str:
     return f"error: {data['error']['message']}"

@@ -29,7 +29,7 @@ from ..context import Context
 from ..errors import InvalidInput, ThatchError, database_error
 from .render import render_error
 from .results import Reply, cap
-from .tools import BY_NAME, TOOLS, Tool
+from .tools import BY_NAME, TOOLS, Session, Tool
 
 INSTRUCTIONS = """\
 thatch is this project's long-term memory (shared with the `thatch` CLI and other sessions).
@@ -39,7 +39,8 @@ store and the global store). Read a hit in full with memory_show.
 - Remember what lasts: when you learn a decision, a convention, a non-obvious fix, or a preference or \
 correction from the user, call memory_remember with a short label and self-contained content \
 (store "global" for what holds across projects). Update with overwrite: true rather than adding a near-copy.
-- Tidy when asked or when hygiene is reported: find_duplicates, dedup_mark_checked, memory_hygiene."""
+- Tidy when asked or when hygiene is reported: find_duplicates, dedup_mark_checked, memory_hygiene.
+- When a [thatch] note says tool interactions are queued, fetch them with get_extraction_payload, save what is durable, then call extraction_done."""
 
 DEFAULT_LOCK_WAIT = 10.0
 
@@ -63,6 +64,7 @@ class ToolRunner:
         self.env = dict(env)
         self.max_chars = max_chars
         self.lock_wait = lock_wait
+        self.session = Session(max_chars)
 
     def context(self, tool: Tool) -> Context:
         return Context(env=self.env, cwd=project_dir(self.env), use_daemon=True, wait_for_model=tool.wait_for_model)
@@ -79,7 +81,7 @@ class ToolRunner:
         ctx = self.context(tool)
         try:
             ctx.db().set_lock_wait(self.lock_wait)
-            reply = tool.run(ctx, args)
+            reply = tool.run(ctx, args, self.session)
         except ThatchError as err:
             return error_reply(err)
         except Exception as exc:  # never let one call take the server down

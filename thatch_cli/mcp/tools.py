@@ -14,11 +14,21 @@ from typing import Any, Callable
 
 from .. import validate
 from ..context import Context
-from .render import (render_duplicates, render_forget, render_hygiene, render_list, render_recall, render_remember,
-                     render_show, render_stores, render_verdict)
+from .render import (render_done, render_duplicates, render_forget, render_hygiene, render_list, render_payload,
+                     render_recall, render_remember, render_show, render_stores, render_verdict)
 from .results import Reply
 
 RECALL_MAX_LIMIT = 20  # the original's cap on memory_recall's limit
+
+
+class Session:
+    """What one server remembers between calls: the extraction payloads it
+    handed out (session id -> last entry), so the memory_remember that saves
+    them, or an extraction_done without a session id, can drop them."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self.fetched: dict[str, int] = {}
 
 
 @dataclass
@@ -26,7 +36,7 @@ class Tool:
     name: str
     description: str
     properties: dict[str, dict]
-    run: Callable[[Context, dict], Reply]
+    run: Callable[[Context, dict, "Session"], Reply]
     required: tuple[str, ...] = ()
     read_only: bool = True
     # Recall must not wait for a model that is still loading (it answers by keywords instead).
@@ -51,16 +61,21 @@ NAME_CHECKS: dict[str, Callable[[Any], Any]] = {"store": validate.store, "branch
 # -- the original's tools ----------------------------------------------------------
 
 
-def _remember(ctx: Context, args: dict) -> Reply:
+def _remember(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.remember import remember
 
     outcome = remember(ctx, args["content"], args["label"], store=args.get("store"), branch=args.get("branch"),
                        confidence=args.get("confidence"), overwrite=bool(args.get("overwrite")),
                        archived=args.get("archived"))
-    return Reply(outcome.to_json(), render_remember)
+    data = outcome.to_json()
+    drained = _drain_fetched(ctx, state)
+    if drained:
+        data["notices"].append(f"{drained} queued tool interaction(s) handed out by get_extraction_payload are"
+                               " now done")
+    return Reply(data, render_remember)
 
 
-def _recall(ctx: Context, args: dict) -> Reply:
+def _recall(ctx: Context, args: dict, state: Session) -> Reply:
     from ..errors import database_error
     from ..ops.recall import recall, search
 
@@ -80,33 +95,33 @@ def _recall(ctx: Context, args: dict) -> Reply:
                  "ask for fewer results (`limit`), one `store`, or a more specific query")
 
 
-def _list(ctx: Context, args: dict) -> Reply:
+def _list(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import list_memories
 
     listing = list_memories(ctx, args.get("store"), branch=args.get("branch"), archived=bool(args.get("archived")))
     return Reply(listing.to_json(), render_list, ("memories",), "pass `branch`, or use memory_recall to search")
 
 
-def _show(ctx: Context, args: dict) -> Reply:
+def _show(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import show
 
     memory = show(ctx, args["label"], args.get("store"))
     return Reply({"memory": memory.public()}, render_show, (), "read it whole with `thatch show LABEL` in a shell")
 
 
-def _forget(ctx: Context, args: dict) -> Reply:
+def _forget(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import forget
 
     return Reply({"forgotten": forget(ctx, args["label"], args.get("store")).brief()}, render_forget)
 
 
-def _stores(ctx: Context, args: dict) -> Reply:
+def _stores(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import stores
 
     return Reply({"stores": [s.public() for s in stores(ctx)]}, render_stores, ("stores",), "")
 
 
-def _duplicates(ctx: Context, args: dict) -> Reply:
+def _duplicates(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.dedup import DEFAULT_PAIR_LIMIT, duplicates
     from ..ops.remember import DUPLICATE_THRESHOLD
 
@@ -115,14 +130,14 @@ def _duplicates(ctx: Context, args: dict) -> Reply:
     return Reply(report.to_json(), render_duplicates, ("clusters",), "raise `threshold` or lower `limit`")
 
 
-def _mark(ctx: Context, args: dict) -> Reply:
+def _mark(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.dedup import mark
 
     verdict = mark(ctx, args["label_a"], args["label_b"], args["status"], store=args.get("store"))
     return Reply(verdict.to_json(), render_verdict)
 
 
-def _hygiene(ctx: Context, args: dict) -> Reply:
+def _hygiene(ctx: Context, args: dict, state: Session) -> Reply:
     from ..errors import EXIT_ATTENTION, EXIT_OK
     from ..ops.hygiene import DEFAULT_STALE_DAYS, report
 
@@ -130,6 +145,52 @@ def _hygiene(ctx: Context, args: dict) -> Reply:
     data = found.to_json(EXIT_OK if found.clean else EXIT_ATTENTION)
     return Reply(data, render_hygiene, ("duplicates", "stale"), "work through these first, then call it again")
 
+
+# -- the extraction queue (ops/extraction.py) --------------------------------------------
+
+
+def _drain_fetched(ctx: Context, state: Session) -> int:
+    """Drop what this server handed out with get_extraction_payload (up to
+    the last entry it gave each session): saving is what it was fetched for."""
+    from ..ops.extraction import Queue
+
+    drained = 0
+    for session, through in list(state.fetched.items()):
+        drained += Queue(ctx.env, session).drain(through)
+        del state.fetched[session]
+    return drained
+
+
+def _payload(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.extraction import Queue
+
+    session = args["session_id"]
+    queue = Queue(ctx.env, session)
+    given, left, last = queue.take(max(1_000, state.max_chars * 3 // 4))
+    if given:
+        state.fetched[session] = max(last, state.fetched.get(session, 0))
+    data = {"session_id": session, "project_store": ctx.default_store(), "global_store": "global",
+            "interactions": [{k: e[k] for k in ("seq", "at", "tool", "title", "input", "output")} for e in given],
+            "remaining": left, "dropped": queue.read().get("dropped", 0)}
+    return Reply(data, render_payload, ("interactions",), "call get_extraction_payload again for the rest")
+
+
+def _done(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.extraction import Queue
+
+    session = args.get("session_id")
+    if session:
+        drained = Queue(ctx.env, session).drain()
+        state.fetched.pop(session, None)
+        sessions = [session]
+    else:
+        sessions = sorted(state.fetched)
+        drained = _drain_fetched(ctx, state)
+    return Reply({"drained": drained, "sessions": sessions}, render_done)
+
+
+SESSION = _text("The session id the extraction note gave (the session whose tool calls were queued).", minLength=1,
+                maxLength=500)
 
 TOOLS: list[Tool] = [
     Tool(
@@ -247,6 +308,22 @@ TOOLS: list[Tool] = [
                            "description": "Days without an update or recall that make a memory stale (default 90)."},
         },
         _hygiene, checks={**NAME_CHECKS, "stale_days": validate.days},
+    ),
+    Tool(
+        "get_extraction_payload",
+        "Fetch the tool interactions queued for memory extraction in a session (what a [thatch] note asked"
+        " you to extract), oldest first, and mark them taken. Save what a future session needs with"
+        " memory_remember, then call extraction_done.",
+        {"session_id": SESSION},
+        _payload, required=("session_id",), read_only=False,
+    ),
+    Tool(
+        "extraction_done",
+        "Finish extraction: drop a session's queued tool interactions (give session_id), or, without it, the"
+        " ones this server handed out. Call it even when nothing was worth saving.",
+        {"session_id": {**SESSION, "description": "The session whose queue to drop; omit for what"
+                                                  " get_extraction_payload handed out here."}},
+        _done, read_only=False,
     ),
 ]
 

@@ -207,7 +207,16 @@ def duplicates(ctx: Context, store: str | None = None, *, threshold: float = DUP
     model = model_name(ctx.env)
     # `or ""`: a space of None would mean "compare every space".
     scan = near_duplicates(ctx.db(), name, threshold=threshold, limit=limit, space=model_space(model) or "")
+    if threshold == DUPLICATE_THRESHOLD:
+        remember_count(ctx, name, scan)
     return DuplicateReport(name, threshold, model, limit, scan)
+
+
+def remember_count(ctx: Context, store: str, scan: DuplicateScan) -> None:
+    """Leave the pair count for the session-start reminder (ops/pair_counts.py)."""
+    from . import pair_counts
+
+    pair_counts.record(ctx.env, ctx.db_path, store, ctx.db().store_version(store), scan.pair_count, ctx.now())
 
 
 # -- verdicts ----------------------------------------------------------------------

@@ -14,7 +14,7 @@ from ..location import scope as location
 from ..records import Memory
 from ..storage import maintenance
 from ..storage.memories import MemoryDB
-from .dedup import DuplicateScan, near_duplicates
+from .dedup import DuplicateScan, near_duplicates, remember_count
 from .remember import DUPLICATE_THRESHOLD
 from .scope import target
 
@@ -123,11 +123,13 @@ def find_orphans(ctx: Context, store: str) -> OrphanCheck:
 def report(ctx: Context, store: str | None = None, *, stale_days: int = DEFAULT_STALE_DAYS) -> HygieneReport:
     name = target(ctx, store)
     db = ctx.db()
+    duplicates = near_duplicates(db, name)
+    remember_count(ctx, name, duplicates)
     return HygieneReport(
         store=name,
         stale_days=stale_days,
         checked_at=ctx.now(),
-        duplicates=near_duplicates(db, name),
+        duplicates=duplicates,
         stale=stale_memories(db, name, ctx.clock(), stale_days),
         orphans=find_orphans(ctx, name),
     )

@@ -80,6 +80,35 @@ def branches(conn: sqlite3.Connection, stores: Sequence[str]) -> list[str]:
     return [r[0] for r in rows]
 
 
+def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, int, int | None]]:
+    """(label, recall count, confidence) of the store's unscoped live
+    memories an agent uses most: most recalled, then most confident, then newest."""
+    rows = conn.execute(
+        "SELECT label, recall_count, confidence FROM entries WHERE store = ? AND archived = 0"
+        " AND (branch IS NULL OR branch = '') AND (recall_count > 0 OR confidence IS NOT NULL)"
+        " ORDER BY recall_count DESC, COALESCE(confidence, 0) DESC, updated_at DESC, slug LIMIT ?",
+        (store, limit))
+    return [(label, count or 0, confidence) for label, count, confidence in rows]
+
+
+def stale_count(conn: sqlite3.Connection, store: str, cutoff: str) -> int:
+    """Live memories neither updated nor recalled since `cutoff` (an ISO
+    timestamp; thatch's timestamps sort as text)."""
+    row = conn.execute(
+        "SELECT count(*) FROM entries WHERE store = ? AND archived = 0"
+        " AND max(updated_at, COALESCE(last_recalled_at, '')) < ?", (store, cutoff)).fetchone()
+    return int(row[0])
+
+
+def store_version(conn: sqlite3.Connection, store: str) -> int | None:
+    """The store's change counter (schema 1+); None when the table is absent."""
+    try:
+        row = conn.execute("SELECT version FROM thatch_cli_store_versions WHERE store = ?", (store,)).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return int(row[0]) if row else 0
+
+
 def live_count(conn: sqlite3.Connection, store: str, branch: str) -> int:
     row = conn.execute(
         "SELECT count(*) FROM entries WHERE store = ? AND branch = ? AND archived = 0", (store, branch)
