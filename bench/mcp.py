@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import corpus  # noqa: E402
 from machine import describe  # noqa: E402
-from perf import THATCH, Bench, log, table  # noqa: E402
+from perf import THATCH, Bench, log, save_report, table  # noqa: E402
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
@@ -141,13 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             bench.add(f"warm `memory_recall`, {size:,} memories", times["mcp"],
                       ratio=("thatch recall", statistics.median(times["mcp"]) / statistics.median(times["cli"])),
                       note="one tools/call round trip on an open server")
-        report = render(bench, started_at)
-        print(report)
-        results = HERE / "results"
-        results.mkdir(exist_ok=True)
-        out = results / f"mcp-{started_at.strftime('%Y%m%d-%H%M%S')}.md"
-        out.write_text(report + "\n")
-        log(f"saved {out.relative_to(HERE.parent)}")
+        save_report(render(bench, started_at), "mcp", started_at)
         return 0
     finally:
         for server in servers:

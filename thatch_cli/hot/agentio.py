@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from typing import Any, Callable, Mapping
 
 DEFAULT_DEADLINE = 1.5
 # A batch of tool calls with their outputs can be large; anything beyond
@@ -78,6 +78,22 @@ def project_dir(env: Mapping[str, str], payload: Mapping[str, Any]) -> Path:
         if isinstance(candidate, str) and candidate and os.path.isdir(candidate):
             return Path(candidate)
     return Path.cwd()
+
+
+def respond(fallback: str, compute: Callable[[Mapping[str, str]], str],
+            shape: Callable[[str], str] = lambda text: text) -> int:
+    """Run a hook: print shape(compute(env)), or shape(fallback) on any error
+    or past the deadline; always exit status 0."""
+    env = os.environ
+    answer = Answer(deadline(env), shape(fallback))
+    try:
+        text = compute(env)
+    except Exception:
+        if env.get("THATCH_DEBUG"):
+            raise
+        text = fallback
+    answer.give(shape(text))
+    return 0
 
 
 class Answer:

@@ -14,10 +14,9 @@ among them empties the session's queue first (the agent is saving).
 
 from __future__ import annotations
 
-import os
 import sys
 
-from .agentio import Answer, deadline, read_payload, session_id
+from .agentio import read_payload, respond, session_id
 
 OUTPUT_KEYS = ("tool_output", "tool_response", "tool_result", "result_json", "result", "output")
 
@@ -44,35 +43,23 @@ def queue_calls(env, session: str, calls: list) -> int:
     return len(items)
 
 
-def _run(payload: dict, batch: bool) -> None:
+def _queue(env, batch: bool) -> str:
+    payload = read_payload(sys.stdin)
     session = session_id(payload)
-    if not session:
-        return
-    env = os.environ
-    if batch:
-        calls = payload.get("tool_calls")
-        if not isinstance(calls, list):
+    if session:
+        if not batch:
+            calls = [payload]
+        elif isinstance(payload.get("tool_calls"), list):
+            calls = payload["tool_calls"]
+        else:
             calls = payload.get("tool_results") if isinstance(payload.get("tool_results"), list) else []
-    else:
-        calls = [payload]
-    queue_calls(env, session, calls)
-
-
-def _main(batch: bool) -> int:
-    env = os.environ
-    answer = Answer(deadline(env), "")
-    try:
-        _run(read_payload(sys.stdin), batch)
-    except Exception:
-        if env.get("THATCH_DEBUG"):
-            raise
-    answer.give("")
-    return 0
+        queue_calls(env, session, calls)
+    return ""
 
 
 def batch_main(argv: list[str]) -> int:
-    return _main(batch=True)
+    return respond("", lambda env: _queue(env, batch=True))
 
 
 def tool_main(argv: list[str]) -> int:
-    return _main(batch=False)
+    return respond("", lambda env: _queue(env, batch=False))

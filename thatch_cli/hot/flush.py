@@ -21,7 +21,6 @@ the deadline, it prints the reminder of tier 3.
 
 from __future__ import annotations
 
-import os
 import sys
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
 if TYPE_CHECKING:
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
     from typing import Mapping
 
 from .. import paths
-from .agentio import PROMPT_KEYS, Answer, context_json, deadline, project_dir, read_payload, session_id, text_field
+from .agentio import PROMPT_KEYS, context_json, project_dir, read_payload, respond, session_id, text_field
 
 WRITE_NUDGE = ("[thatch] After responding, check: did you learn new project knowledge, a user preference or a"
                " correction worth keeping? If so, save it with memory_remember.")
@@ -96,15 +95,5 @@ def nudge_text(env: Mapping[str, str], payload: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    json_mode = "--json" in argv
-    env = os.environ
-    shape = (lambda text: context_json(text, **{"continue": True})) if json_mode else (lambda text: text)
-    answer = Answer(deadline(env), shape(WRITE_NUDGE))
-    try:
-        text = nudge_text(env, read_payload(sys.stdin))
-    except Exception:
-        if env.get("THATCH_DEBUG"):
-            raise
-        text = WRITE_NUDGE
-    answer.give(shape(text))
-    return 0
+    shape = (lambda text: context_json(text, **{"continue": True})) if "--json" in argv else (lambda text: text)
+    return respond(WRITE_NUDGE, lambda env: nudge_text(env, read_payload(sys.stdin)), shape)

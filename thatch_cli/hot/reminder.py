@@ -11,7 +11,6 @@ error or past the deadline it prints the static reminder instead.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
@@ -23,7 +22,7 @@ from .. import paths
 from ..location import scope
 from ..storage import hooks
 from ..textsafe import one_line
-from .agentio import Answer, context_json, deadline, project_dir, read_payload
+from .agentio import context_json, project_dir, read_payload, respond
 
 DEFAULT_MAX_CHARS = 2_000
 STALE_DAYS = 90  # ops.hygiene.DEFAULT_STALE_DAYS (a test checks); hygiene's module is too heavy to import here
@@ -46,12 +45,11 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     if conn is None:
         return _fit([f"[thatch] No memories yet for {one_line(store)}.", WHEN], max_chars)
     try:
-        counts = hooks.branch_counts(conn, store)
-        global_count = sum(hooks.branch_counts(conn, scope.GLOBAL).values()) if store != scope.GLOBAL else 0
-        on_branch = hooks.branch_labels(conn, store, branch) if branch else []
-        top = hooks.top_memories(conn, store, 8)
         cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - STALE_DAYS * 86400))
-        stale = hooks.stale_count(conn, store, cutoff)
+        counts, stale = hooks.branch_counts_and_stale(conn, store, cutoff)
+        global_count = sum(hooks.branch_counts(conn, scope.GLOBAL).values()) if store != scope.GLOBAL else 0
+        on_branch = hooks.branch_labels(conn, store, branch) if branch and counts.get(branch) else []
+        top = hooks.top_memories(conn, store, 8)
         version = hooks.store_version(conn, store)
     finally:
         conn.close()
@@ -124,15 +122,8 @@ def _options(argv: list[str]) -> tuple[bool, int]:
 
 def main(argv: list[str]) -> int:
     json_mode, max_chars = _options(argv)
-    env = os.environ
-    shape = (lambda text: context_json(text)) if json_mode else (lambda text: text)
-    answer = Answer(deadline(env), shape(STATIC))
-    try:
-        payload = read_payload(sys.stdin)
-        text = reminder(env, project_dir(env, payload), max_chars)
-    except Exception:
-        if env.get("THATCH_DEBUG"):
-            raise
-        text = STATIC
-    answer.give(shape(text))
-    return 0
+
+    def compute(env) -> str:
+        return reminder(env, project_dir(env, read_payload(sys.stdin)), max_chars)
+
+    return respond(STATIC, compute, context_json if json_mode else (lambda text: text))

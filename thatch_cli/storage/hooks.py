@@ -91,13 +91,14 @@ def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple
     return [(label, count or 0, confidence) for label, count, confidence in rows]
 
 
-def stale_count(conn: sqlite3.Connection, store: str, cutoff: str) -> int:
-    """Live memories neither updated nor recalled since `cutoff` (an ISO
-    timestamp; thatch's timestamps sort as text)."""
-    row = conn.execute(
-        "SELECT count(*) FROM entries WHERE store = ? AND archived = 0"
-        " AND max(updated_at, COALESCE(last_recalled_at, '')) < ?", (store, cutoff)).fetchone()
-    return int(row[0])
+def branch_counts_and_stale(conn: sqlite3.Connection, store: str, cutoff: str) -> tuple[dict[str | None, int], int]:
+    """branch_counts, and how many of those live memories were neither
+    updated nor recalled since `cutoff` (an ISO timestamp; thatch's
+    timestamps sort as text), in one pass over the store."""
+    rows = conn.execute(
+        "SELECT NULLIF(branch, ''), count(*), sum(max(updated_at, COALESCE(last_recalled_at, '')) < ?)"
+        " FROM entries WHERE store = ? AND archived = 0 GROUP BY 1", (cutoff, store)).fetchall()
+    return {branch: count for branch, count, _stale in rows}, sum(stale or 0 for _branch, _count, stale in rows)
 
 
 def store_version(conn: sqlite3.Connection, store: str) -> int | None:
