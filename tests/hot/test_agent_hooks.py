@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from helpers import THATCH, git, hook, hook_payload, run_probed, thatch_process, top_level
+from helpers import THATCH, git, hook, hook_payload, run_probed, stop_all, thatch_process, top_level
 from thatch_cli.context import Context
 from thatch_cli.hot import reminder as reminder_module
 from thatch_cli.ops.extraction import Queue
@@ -245,8 +245,11 @@ def test_two_hooks_appending_at_once_both_land(project, env):
 def test_hooks_import_no_cli_or_model_stack(project, env, tmp_path, args, name):
     seed(env, project, NOTES[:2])
     payload = hook_payload(name, project=project, prompt="how do we release with twine and pypi")
-    result, modules = run_probed(args, env={**env, "THATCH_DAEMON": "1"}, cwd=project, tmp_path=tmp_path,
-                                 input=payload)
+    daemon_env = {**env, "THATCH_DAEMON": "1"}  # a cold daemon: flush-tools starts one and answers by keywords
+    try:
+        result, modules = run_probed(args, env=daemon_env, cwd=project, tmp_path=tmp_path, input=payload)
+    finally:
+        stop_all(daemon_env)
     assert result.returncode == 0 and modules, result.stderr
     assert top_level(modules) & {"typer", "click", "rich", "numpy", "torch", "sentence_transformers", "mcp"} == set()
 

@@ -73,8 +73,9 @@ def render_list(data: dict[str, Any]) -> str:
 
 def render_show(data: dict[str, Any]) -> str:
     memory = data["memory"]
+    count = memory["recall_count"]
     return (f"# {memory['label']}\n[{_facts(memory)} · updated {memory['updated_at']}"
-            f" · recalled {memory['recall_count']} times]\n\n{memory['content']}")
+            f" · recalled {count} time{'' if count == 1 else 's'}]\n\n{memory['content']}")
 
 
 def render_forget(data: dict[str, Any]) -> str:
