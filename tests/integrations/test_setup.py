@@ -226,3 +226,42 @@ def test_usage(cli, places):
     assert code == 2 and "--status only reports" in error["error"]["message"]
     text = cli("setup", "claude", "--plan", cwd=project, PATH=f"{EXE_DIR}:{os.environ['PATH']}").stdout
     assert text.startswith("Would set up claude (project:") and "Nothing was written (--plan)." in text
+
+
+def test_after_setup_claude_a_session_gets_the_reminder_the_nudge_and_the_extraction_nudge(cli, places):
+    """The hooks as Claude Code runs them from the settings setup wrote: the
+    command line through a shell, the host's payload on stdin."""
+    project, _home = places
+    env = {**os.environ, "THATCH_DAEMON": "0", "THATCH_MODEL": "fake:64"}
+    for label, body in [("Release process", "Tag the commit, build the wheel and upload it to PyPI with twine."),
+                        *[(f"Note {i}", f"unrelated detail number {i} about the office plants") for i in range(10)]]:
+        assert cli("remember", label, body, cwd=project, THATCH_MODEL="fake:64").exit_code == 0
+    setup(cli, project, "claude")
+    commands = installed_commands("claude", project, False)
+
+    def run(event: str, payload: str) -> str:
+        done = subprocess.run(commands[event], shell=True, input=payload, capture_output=True, text=True, env=env,
+                              cwd=project, timeout=30)
+        assert done.returncode == 0 and not done.stderr, done
+        return done.stdout
+
+    assert run("SessionStart", hook_payload("claude_session_start", project=project)).startswith(
+        "[thatch] Memory for acme/widget, branch main: 11 memories")
+    nudge = run("UserPromptSubmit", hook_payload("claude_user_prompt_submit", project=project,
+                                                 prompt="how do we upload the wheel to pypi with twine?"))
+    assert "- Release process (acme/widget)" in nudge
+    assert run("PostToolBatch", hook_payload("claude_post_tool_batch", project=project)) == ""
+    extraction = run("UserPromptSubmit", hook_payload("claude_user_prompt_submit", project=project, prompt="next"))
+    assert extraction.startswith("[thatch] 2 tool interactions from this session are queued")
+
+
+def test_the_original_thatchs_block_is_left_alone_and_mentioned(cli, places):
+    project, _home = places
+    original = ("# Widget\n\n# Persistence\n\nThatch provides persistent memory across Claude Code sessions.\n\n"
+                '"Forget X" - `memory_recall` to find it, then `memory_forget`.\n')
+    (project / "CLAUDE.md").write_text(original)
+    code, done, _ = setup(cli, project, "claude")
+    assert code == 0 and any("original thatch's '# Persistence'" in note for note in done["notes"])
+    assert (project / "CLAUDE.md").read_text().startswith(original)
+    setup(cli, project, "claude", "--uninstall")
+    assert (project / "CLAUDE.md").read_text() == original

@@ -5,8 +5,6 @@ and the queue drained."""
 
 from __future__ import annotations
 
-import os
-
 import anyio
 import pytest
 
@@ -75,4 +73,3 @@ def test_a_missing_session_id_is_refused(project):
 
     is_error, data = anyio.run(scenario)
     assert is_error and data["error"]["message"] == "get_extraction_payload needs the argument 'session_id'"
-    assert os.environ.get("THATCH_DB")

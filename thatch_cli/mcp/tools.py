@@ -155,9 +155,10 @@ def _drain_fetched(ctx: Context, state: Session) -> int:
     from ..ops.extraction import Queue
 
     drained = 0
-    for session, through in list(state.fetched.items()):
-        drained += Queue(ctx.env, session).drain(through)
-        del state.fetched[session]
+    for session in list(state.fetched):
+        through = state.fetched.pop(session, None)  # calls run in threads: another may have taken it
+        if through is not None:
+            drained += Queue(ctx.env, session).drain(through)
     return drained
 
 

@@ -76,7 +76,7 @@ class CodexConfig(MarkedBlock):
                                " [mcp_servers] and [hooks] tables")
 
     def notes(self, text: str | None) -> list[str]:
-        """What keeps the hooks from running, as far as the file tells."""
+        """What keeps the hooks from running, as far as the file tells (not the Markdown note)."""
         if not text:
             return []
         features = (load(self.path, text).get("features") or {})

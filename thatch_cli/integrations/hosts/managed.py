@@ -251,6 +251,12 @@ class MarkedBlock:
         except blocks.Broken:
             return True
 
+    def notes(self, text: str | None) -> list[str]:
+        if text and ORIGINAL_BLOCK in text:
+            return [f"{self.path} also holds the original thatch's '# Persistence' instructions; remove them by"
+                    " hand if you no longer use the original, so the agent reads one set"]
+        return []
+
     def uninstall(self, text: str, facts: dict | None) -> Edit:
         try:
             found = self.markers.find(text)
@@ -264,6 +270,8 @@ class MarkedBlock:
         return Edit(new, [f"remove thatch's {self.role} block"])
 
 
+# The first line of the instruction block the original thatch's setup writes.
+ORIGINAL_BLOCK = "# Persistence\n\nThatch provides persistent memory across"
 MARKDOWN = blocks.Markers("<!-- BEGIN thatch", "<!-- END thatch -->",
                           "<!-- BEGIN thatch: written by `thatch setup`; rerun it to update, --uninstall to remove -->")
 TOML = blocks.Markers("# BEGIN thatch", "# END thatch",

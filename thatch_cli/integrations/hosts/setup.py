@@ -223,7 +223,7 @@ def run(target: Target, executable: str, env: Mapping[str, str], *, uninstall: b
         save_manifest(env, manifest)
     notes = list(target.notes)
     for managed, _real, text, _edit in planned:
-        if hasattr(managed, "notes"):
+        if isinstance(managed, MarkedBlock):
             notes += managed.notes(text)
     return Report(target.host, target.scope, target.root, executable, uninstall, write, reports, notes)
 
