@@ -32,8 +32,9 @@ class Markers:
                 raise Broken(f"{self.begin!r} has no matching {self.end!r}")
             line_end = position + len(self.end)
             at_line_start = position == 0 or text[position - 1] == "\n"
-            if at_line_start and (line_end == len(text) or text[line_end] == "\n"):
-                return start, min(line_end + 1, len(text))
+            newline = "\r\n" if text.startswith("\r\n", line_end) else "\n"  # an editor may have made it CRLF
+            if at_line_start and (line_end == len(text) or text.startswith(newline, line_end)):
+                return start, min(line_end + len(newline), len(text))
             position = line_end
 
     def wrap(self, body: str) -> str:
@@ -83,5 +84,8 @@ def remove(text: str, markers: Markers, added: str | None) -> str:
         return before + after
     if added is None:
         added = "\n" if before.endswith("\n\n") else ""
-    return before[: len(before) - len(added)] if added and before.endswith(added) else before
+    for candidate in (added.replace("\n", "\r\n"), added):  # the file may have turned CRLF since
+        if candidate and before.endswith(candidate):
+            return before[: len(before) - len(candidate)]
+    return before
 

@@ -1,5 +1,6 @@
-"""Minimal JSON edits: an insertion keeps every other byte and is undone
-exactly by the matching removal, whatever the file's layout."""
+"""Editing other people's files: minimal JSON edits (an insertion keeps
+every other byte and is undone exactly by the matching removal, whatever
+the layout) and marked blocks."""
 
 from __future__ import annotations
 
@@ -50,3 +51,13 @@ def test_new_lines_follow_the_file_indentation():
 def test_malformed_documents_are_refused(text, problem):
     with pytest.raises(jsonedit.Malformed, match=problem):
         jsonedit.parse(text)
+
+
+def test_a_block_survives_an_editor_that_switched_to_crlf():
+    from thatch_cli.integrations.hosts import blocks
+    from thatch_cli.integrations.hosts.managed import MARKDOWN
+
+    text, added = blocks.put("# Rules\r\n", MARKDOWN, "body\n")
+    crlf = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    assert blocks.put(crlf, MARKDOWN, "new body\n")[0].count("BEGIN thatch") == 1
+    assert blocks.remove(crlf, MARKDOWN, added) == "# Rules\r\n"
