@@ -258,13 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                   note="whole process: start, parse, embed via daemon, write")
 
         bench.run([*THATCH, "daemon", "stop"])
-        report = render(bench, started_at, embed_seconds)
-        print(report)
-        results = HERE / "results"
-        results.mkdir(exist_ok=True)
-        out = results / f"perf-{started_at.strftime('%Y%m%d-%H%M%S')}.md"
-        out.write_text(report + "\n")
-        log(f"saved {out.relative_to(HERE.parent)}")
+        save_report(render(bench, started_at, embed_seconds), "perf", started_at)
         return 0
     finally:
         try:
@@ -273,6 +267,16 @@ def main(argv: list[str] | None = None) -> int:
             pass
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def save_report(report: str, name: str, started_at: datetime) -> None:
+    """Print the report and keep it as bench/results/NAME-TIMESTAMP.md."""
+    print(report)
+    results = HERE / "results"
+    results.mkdir(exist_ok=True)
+    out = results / f"{name}-{started_at.strftime('%Y%m%d-%H%M%S')}.md"
+    out.write_text(report + "\n")
+    log(f"saved {out.relative_to(HERE.parent)}")
 
 
 def render(bench: Bench, started_at: datetime, embed_seconds: float | None) -> str:

@@ -5,7 +5,7 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list recall reindex remember rename rescope restore restore-memory search show stores unarchive
+            printf '%s\n' archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show stores unarchive
         case 'completion'
             printf '%s\n' install show
         case 'config'
@@ -22,7 +22,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'show|--store' 'show|-s' 'stores|--drop' 'unarchive|--store' 'unarchive|-s'
+        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'mcp|--max-chars' 'mcp|--lock-wait' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'show|--store' 'show|-s' 'stores|--drop' 'unarchive|--store' 'unarchive|-s'
             return 0
     end
     return 1
@@ -123,6 +123,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a hygiene -d 'Report near-duplicate
 complete -c thatch -n '__thatch_arg \'\' 0' -a import -d 'Import memories from JSONL (as written by export); embeds those without a usable vector'
 complete -c thatch -n '__thatch_arg \'\' 0' -a init -d 'Print the shell hook: a one-line memory summary when you enter a repository or switch branch'
 complete -c thatch -n '__thatch_arg \'\' 0' -a list -d 'List the memories of a store (default: the detected one), newest first'
+complete -c thatch -n '__thatch_arg \'\' 0' -a mcp -d 'Serve the memory store to coding agents over MCP (stdio): the original thatch\'s tools'
 complete -c thatch -n '__thatch_arg \'\' 0' -a recall -d 'Find memories by meaning and by their words: the detected store plus global, unless told otherwise'
 complete -c thatch -n '__thatch_arg \'\' 0' -a reindex -d 'Embed memories that have no vector, or one from a different model'
 complete -c thatch -n '__thatch_arg \'\' 0' -a remember -d 'Save a memory. Saving the same label and text again changes nothing and says "unchanged"'
@@ -131,6 +132,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a rescope -d 'Move the memories of 
 complete -c thatch -n '__thatch_arg \'\' 0' -a restore -d 'Replace the database with a verified backup; the current file is backed up first'
 complete -c thatch -n '__thatch_arg \'\' 0' -a restore-memory -d 'Bring back a forgotten memory or an earlier version of one (undoes the last change by default)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a search -d 'Find memories: `thatch recall` as the original thatch spells it, with the store as an argument'
+complete -c thatch -n '__thatch_arg \'\' 0' -a setup -d 'Wire a coding agent to thatch: the MCP server, the memory hooks and an instruction block'
 complete -c thatch -n '__thatch_arg \'\' 0' -a show -d 'Print one memory in full: from the detected store, else from global (it says so)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a stores -d 'List stores with their memory counts and last update (tab-separated when piped)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a unarchive -d 'Bring an archived memory back into recall (restoring a live one changes nothing)'
@@ -331,6 +333,10 @@ complete -c thatch -n '__thatch_at \'list\'' -l json -d 'Print JSON with stable 
 complete -c thatch -n '__thatch_at \'list\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'list\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'list\' 0' -f -a '(__thatch_values stores)'
+complete -c thatch -n '__thatch_at \'mcp\'' -l max-chars -r -f -d 'Cap each tool result at CHARS characters (default THATCH_MCP_MAX_CHARS or 20000)'
+complete -c thatch -n '__thatch_at \'mcp\'' -l lock-wait -r -f -d 'How long a write waits for another writer\'s lock'
+complete -c thatch -n '__thatch_at \'mcp\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'mcp\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'recall\'' -l store -r -f -a '(__thatch_values stores)' -d 'Search only this store'
 complete -c thatch -n '__thatch_at \'recall\'' -s s -r -f -a '(__thatch_values stores)' -d 'Search only this store'
 complete -c thatch -n '__thatch_at \'recall\'' -l global -d 'Short for --store global'
@@ -411,6 +417,14 @@ complete -c thatch -n '__thatch_at \'search\'' -s m -r -f -a 'hybrid semantic le
 complete -c thatch -n '__thatch_at \'search\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'search\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'search\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'setup\'' -l global -d 'Wire your user configuration instead of this project'
+complete -c thatch -n '__thatch_at \'setup\'' -l plan -d 'List every file and change; write nothing'
+complete -c thatch -n '__thatch_at \'setup\'' -l uninstall -d 'Remove exactly what setup added'
+complete -c thatch -n '__thatch_at \'setup\'' -l status -d 'Show which hosts are wired, and what drifted'
+complete -c thatch -n '__thatch_at \'setup\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'setup\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'setup\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'setup\' 0' -f -a 'claude cursor codex' -d 'claude, cursor or codex'
 complete -c thatch -n '__thatch_at \'show\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'show\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'show\'' -l global -d 'Short for --store global'

@@ -23,6 +23,7 @@ def isolated_env(tmp_path_factory, monkeypatch) -> dict[str, str]:
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
         "XDG_RUNTIME_DIR": str(tmp_path_factory.mktemp("run")),
         "THATCH_DB": str(home / "thatch.db"),
         "THATCH_DAEMON": "0",
@@ -34,7 +35,8 @@ def isolated_env(tmp_path_factory, monkeypatch) -> dict[str, str]:
         "GIT_COMMITTER_EMAIL": "test@example.com",
     }
     for key in ("THATCH_STORE", "THATCH_MODEL", "THATCH_DB_PATH", "NO_COLOR", "THATCH_QUIET", "THATCH_HOOKS",
-                "THATCH_FASTPATH", "THATCH_SHELL_HOOK", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "CLAUDE_CONFIG_DIR"):
+                "THATCH_FASTPATH", "THATCH_SHELL_HOOK", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "CLAUDE_CONFIG_DIR",
+                "CODEX_HOME", "THATCH_MCP_MAX_CHARS", "THATCH_RECALL_THRESHOLD", "THATCH_HOOK_DEADLINE"):
         monkeypatch.delenv(key, raising=False)
     for key, value in values.items():
         monkeypatch.setenv(key, value)

@@ -303,3 +303,57 @@ def thatch_pty(args, *, env: dict[str, str], cwd: Path | None = None, timeout: f
     os.close(main_fd)
     code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
     return code, b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+# -- MCP ---------------------------------------------------------------------------------
+
+
+def mcp_env(**extra: str) -> dict[str, str]:
+    """The environment for a `thatch mcp` a test spawns: the test's private
+    paths (conftest), the fake model, no daemon unless the test says so."""
+    return {**os.environ, "THATCH_MODEL": "fake:64", "THATCH_DAEMON": "0", **extra}
+
+
+def mcp_session(env: dict[str, str], *args: str, cwd: Path | None = None):
+    """An initialized MCP client session (the official SDK's) with a real
+    `python -m thatch_cli mcp ARGS` process over stdio: `async with mcp_session(env) as session`."""
+    from contextlib import asynccontextmanager
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    @asynccontextmanager
+    async def session():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "thatch_cli", "mcp", *args], env=env,
+                                       cwd=str(cwd) if cwd else None)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                yield client
+
+    return session()
+
+
+def call_json(result) -> tuple[bool, dict]:
+    """(is_error, structured content) of a tools/call result."""
+    return bool(result.is_error), result.structured_content
+
+
+# -- agent hooks -------------------------------------------------------------------------
+
+HOOK_DATA = Path(__file__).resolve().parent / "data" / "hooks"
+
+
+def hook_payload(name: str, *, project: Path | str = "/tmp", prompt: str = "", session: str = "session-1") -> str:
+    """The host-shaped payload tests/data/hooks/NAME.json, filled in, as the JSON text a host writes."""
+    text = (HOOK_DATA / f"{name}.json").read_text()
+    for marker, value in (("@PROJECT@", str(project)), ("@PROMPT@", prompt), ("@SESSION@", session)):
+        text = text.replace(marker, json.dumps(value)[1:-1])
+    json.loads(text)  # still well-formed
+    return text
+
+
+def hook(args, payload: str | None, *, env: dict[str, str], cwd: Path | None = None,
+         timeout: float = 30) -> subprocess.CompletedProcess:
+    """A hook command (`thatch reminder`, ...) as a host runs it: a real process, the payload on stdin."""
+    return thatch_process(list(args), env=env, cwd=cwd, input=payload, timeout=timeout)

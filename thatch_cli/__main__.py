@@ -12,11 +12,17 @@ from __future__ import annotations
 import os
 import sys
 
-# Internal entry points for hooks and completion: "_name" -> module with main(argv) -> int.
+# Machine-facing entry points: name -> "module" (its main) or "module:function",
+# called with the rest of argv, returning the exit code. The agent hooks keep
+# the original thatch's command names, so its host configurations work.
 HOT_COMMANDS: dict[str, str] = {
     "_hook": "thatch_cli.hot.prompt",  # shell prompt hook: one-line summary
     "_githook": "thatch_cli.hot.githook",  # post-checkout, reference-transaction
     "_complete": "thatch_cli.hot.complete",  # labels, stores and branches for shell completion
+    "reminder": "thatch_cli.hot.reminder",  # agent session start: memory context block
+    "flush-tools": "thatch_cli.hot.flush",  # every agent prompt: extraction or recall nudge
+    "buffer-batch": "thatch_cli.hot.buffer:batch_main",  # Claude Code PostToolBatch: queue tool calls
+    "buffer-tool": "thatch_cli.hot.buffer:tool_main",  # Cursor / Codex post-tool: queue one call
 }
 
 
@@ -26,7 +32,8 @@ def run(argv: list[str], ctx=None) -> int:
     if argv and argv[0] in HOT_COMMANDS:
         import importlib
 
-        return importlib.import_module(HOT_COMMANDS[argv[0]]).main(argv[1:])
+        module, _, function = HOT_COMMANDS[argv[0]].partition(":")
+        return getattr(importlib.import_module(module), function or "main")(argv[1:])
     if ctx is None:
         from .context import Context
 

@@ -44,6 +44,9 @@ class Context:
     # context manager with aside(text) for notices. The command line sets it
     # for a person at a terminal (cli/waiting.py); None shows nothing.
     indicator: Callable[[str], Any] | None = field(default=None, repr=False)
+    # False: use the model only if the daemon already has it loaded, else
+    # degrade at once (engine.DaemonEngine); agents' recalls and prompt hooks.
+    wait_for_model: bool = True
     stdin: IO[str] | None = field(default=None, repr=False)
     stdout: IO[str] | None = field(default=None, repr=False)
     stderr: IO[str] | None = field(default=None, repr=False)

@@ -18,11 +18,16 @@ from typing import Callable, Iterable, Mapping, Protocol, Sequence
 from .errors import ModelUnavailable
 from .records import Hit
 
+# How long a caller that does not wait for the model waits for the daemon's
+# answer (a query embed plus a cached search take milliseconds).
+READY_TIMEOUT = 5.0
+
 
 class Host(Protocol):
     """What an engine needs from its caller (a Context is one)."""
 
     env: Mapping[str, str]
+    wait_for_model: bool
 
     @property
     def db_path(self) -> Path: ...
@@ -158,15 +163,22 @@ class LocalEngine:
 
 class DaemonEngine:
     """Ask the daemon (starting it if needed); if it cannot serve, say so on
-    one line and do the rest of the command in-process."""
+    one line and do the rest of the command in-process.
+
+    A host that must not wait for the model (ctx.wait_for_model False: an
+    agent's recall, a prompt hook) uses it only when a daemon already has it
+    loaded: otherwise the daemon is started in the background and the call
+    raises ModelUnavailable at once, so the caller degrades (keyword search)
+    instead of waiting seconds for a model, here or in-process."""
 
     uses_daemon = True
 
     def __init__(self, ctx: Host) -> None:
-        from .daemon.client import Client
+        from .daemon.client import REQUEST_TIMEOUT, Client
 
         self.ctx = ctx
-        self.client = Client(ctx.env)
+        self.wait = ctx.wait_for_model
+        self.client = Client(ctx.env, autostart=self.wait, timeout=REQUEST_TIMEOUT if self.wait else READY_TIMEOUT)
         self.local: LocalEngine | None = None
 
     def _fallback(self, reason: str) -> LocalEngine:
@@ -177,17 +189,28 @@ class DaemonEngine:
 
     def _call(self, op: str, meanwhile: Callable[[], None] | None = None, **fields):
         """(reply, payload) from the daemon, or None after falling back."""
-        from .daemon.client import Unreachable
-        from .daemon.protocol import ErrorReply
+        from .daemon.client import NotRunning, Unreachable
+        from .daemon.protocol import MODEL_LOADING, MODEL_UNAVAILABLE, ErrorReply
 
         try:
             with self.ctx.waiting(DAEMON):
                 return self.client.call(op, meanwhile=meanwhile, **fields)
         except ErrorReply as err:
-            if err.code == "model_unavailable":
+            if err.code in (MODEL_UNAVAILABLE, MODEL_LOADING):
                 raise ModelUnavailable(err.message) from None
+            if not self.wait:
+                raise ModelUnavailable(f"daemon error ({err.code}: {err.message})") from None
             self._fallback(f"{err.code}: {err.message}")
+        except NotRunning as err:
+            if not self.wait:
+                from .daemon.warm import maybe_warm
+
+                maybe_warm(self.ctx.env)
+                raise ModelUnavailable("the embedding model is starting in the background") from None
+            self._fallback(str(err))
         except Unreachable as err:
+            if not self.wait:
+                raise ModelUnavailable(f"daemon unavailable ({err})") from None
             self._fallback(str(err))
         return None
 
@@ -204,7 +227,7 @@ class DaemonEngine:
             got = self._call("search", meanwhile, db=os.path.abspath(self.ctx.db_path), stores=list(stores),
                              query=query, passage=passage, branch=branch, include_archived=include_archived,
                              limit=limit, exclude=[list(key) for key in exclude], min_score=min_score,
-                             any_branch=any_branch)
+                             any_branch=any_branch, wait=self.wait)
             if got is not None:
                 reply, payload = got
                 hits = [Hit(store, slug, float(score), "semantic") for store, slug, score in reply["hits"]]

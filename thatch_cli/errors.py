@@ -25,6 +25,12 @@ class ThatchError(Exception):
         self.message = message
         self.details = details
 
+    def to_json(self) -> dict:
+        """The `error` object of --json output (and of MCP tool errors)."""
+        extra = {k: v if isinstance(v, (str, int, float, bool, type(None), list)) else str(v)
+                 for k, v in self.details.items()}
+        return {"code": self.code, "message": self.message, "exit_code": self.exit_code, **extra}
+
 
 class InvalidInput(ThatchError):
     exit_code = EXIT_USAGE
@@ -56,3 +62,18 @@ class ModelUnavailable(ThatchError):
     """The embedding model could not be loaded; callers degrade, never lose data."""
 
     code = "model_unavailable"
+
+
+def database_error(exc: BaseException) -> DatabaseError | None:
+    """The database error an SQLite exception means (locked, read-only,
+    corrupt), or None for anything else."""
+    import sqlite3
+
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return DatabaseError("database is locked by another process; try again", retryable=True)
+    if "readonly" in text:
+        return DatabaseError("the database is read-only (file or mount); this command needs to write to it")
+    return DatabaseError(f"database error: {text}")

@@ -33,6 +33,13 @@ def cache_dir(env: Mapping[str, str]) -> Path:
     return Path(base) / "thatch"
 
 
+def state_dir(env: Mapping[str, str]) -> Path:
+    """Files thatch keeps between runs that are neither config nor cache:
+    the agents' extraction queues, what `thatch setup` wrote."""
+    base = env.get("XDG_STATE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "thatch"
+
+
 def runtime_dir(env: Mapping[str, str]) -> Path:
     xdg = env.get("XDG_RUNTIME_DIR")
     if xdg:

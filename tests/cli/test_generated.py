@@ -79,6 +79,7 @@ def test_fixed_choices_are_exported_from_the_library_constants():
     import json
 
     from thatch_cli import validate
+    from thatch_cli.integrations import hosts
     from thatch_cli.integrations import shell as shellinit
 
     data = json.loads(spec.SPEC_PATH.read_text(encoding="utf-8"))
@@ -91,6 +92,7 @@ def test_fixed_choices_are_exported_from_the_library_constants():
         ("completion install", "shell"): list(shellinit.SHELLS),
         ("completion show", "shell"): list(shellinit.SHELLS),
         ("init", "shell"): list(shellinit.SHELLS),
+        ("setup", "host"): list(hosts.HOSTS),
     }
     recall_params = {p["name"]: p for p in data["commands"]["recall"]["params"]}
     assert recall_params["mode"]["type"] == "str" and recall_params["mode"]["default"] == "hybrid"

@@ -370,7 +370,7 @@ def test_the_daemon_embeds_a_passage_search_as_a_passage(isolated_env, tmp_path)
     try:
         reply, vector = server.dispatch(protocol.SHAPES["search"].request(
             server.identity(), db=isolated_env["THATCH_DB"], stores=[STORE], query=None, passage="deploy steps",
-            branch=None, include_archived=False, limit=3, exclude=[], min_score=None, any_branch=True), b"")
+            branch=None, include_archived=False, limit=3, exclude=[], min_score=None, any_branch=True, wait=True), b"")
     finally:
         server.cache.close()
     assert embedder.calls == ["passages"]

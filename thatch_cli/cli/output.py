@@ -74,12 +74,7 @@ class Output:
         """One line: on stderr for people; with --json, one compact JSON
         object on stdout (where an agent reads the result it expected)."""
         if self.json_mode:
-            self.json({"error": error_payload(err)}, compact=True)
+            self.json({"error": err.to_json()}, compact=True)
         else:
             self.stderr.write(f"thatch: error: {visible(err.message, keep='')}\n")
 
-
-def error_payload(err: ThatchError) -> dict[str, Any]:
-    extra = {k: v if isinstance(v, (str, int, float, bool, type(None), list)) else str(v)
-             for k, v in err.details.items()}
-    return {"code": err.code, "message": err.message, "exit_code": err.exit_code, **extra}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..context import Context
-from ..errors import EXIT_INTERNAL, DatabaseError, ThatchError
+from ..errors import EXIT_INTERNAL, ThatchError, database_error
 from . import waiting
 from .output import Output
 
@@ -55,18 +55,3 @@ def with_global(params: dict[str, Any]) -> dict[str, Any]:
             raise InvalidInput("use either --store or --global, not both")
         params["store"] = "global"
     return params
-
-
-def database_error(exc: BaseException) -> DatabaseError | None:
-    """The database error an SQLite exception means (locked, read-only,
-    corrupt), or None for anything else."""
-    import sqlite3
-
-    if not isinstance(exc, sqlite3.Error):
-        return None
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return DatabaseError("database is locked by another process; try again", retryable=True)
-    if "readonly" in text:
-        return DatabaseError("the database is read-only (file or mount); this command needs to write to it")
-    return DatabaseError(f"database error: {text}")

@@ -12,7 +12,7 @@ from typing import Any, Callable, Protocol
 from .. import __version__
 from .cache import StoreCache
 from .model import Model
-from .protocol import PROTOCOL_VERSION, ErrorReply
+from .protocol import MODEL_LOADING, PROTOCOL_VERSION, ErrorReply
 
 Reply = tuple[dict[str, Any], bytes]
 
@@ -95,6 +95,8 @@ def search(server: Server, request: dict, payload: bytes) -> Reply:
     stores = request["stores"]
     if not all(isinstance(s, str) for s in stores):
         raise ErrorReply("bad_request", "stores must be a list of strings")
+    if not request["wait"] and not server.model.ready.is_set():
+        raise ErrorReply(MODEL_LOADING, "the embedding model is still loading")
     returned = b""
     if request["query"] is not None:
         vectors = query_vectors(server.model, request["query"])

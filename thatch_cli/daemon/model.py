@@ -10,7 +10,7 @@ from typing import Mapping
 
 from . import runtime
 from .log import log
-from .protocol import ErrorReply
+from .protocol import MODEL_UNAVAILABLE, ErrorReply
 
 
 class Model:
@@ -84,7 +84,7 @@ class Model:
     def get(self):
         self.ready.wait()
         if self.embedder is None:
-            raise ErrorReply("model_unavailable", self.error or "model not loaded")
+            raise ErrorReply(MODEL_UNAVAILABLE, self.error or "model not loaded")
         return self.embedder
 
     def _run(self, fn, *args):
@@ -93,7 +93,7 @@ class Model:
         try:
             return self._worker.submit(fn, *args).result()
         except ThatchError as exc:
-            raise ErrorReply("model_unavailable", exc.message) from None
+            raise ErrorReply(MODEL_UNAVAILABLE, exc.message) from None
 
     def embed_query(self, text: str):
         return self._run(self.get().embed_query, text)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 
 # Checked against the declared sizes before anything is read: a frame that
 # claims more is refused without allocating for it. A request's header holds
@@ -39,6 +39,11 @@ _CHUNK = 1 << 20
 NONE = type(None)
 TEXT, OPT_TEXT, FLAG, COUNT = (str,), (str, NONE), (bool,), (int,)
 NUMBER, OPT_NUMBER, LIST, OPT_OBJECT = (int, float), (int, float, NONE), (list,), (dict, NONE)
+
+
+# Error codes a client acts on: the model cannot load at all, or is not loaded yet.
+MODEL_UNAVAILABLE = "model_unavailable"
+MODEL_LOADING = "model_loading"
 
 
 class ProtocolError(Exception):
@@ -115,9 +120,11 @@ SHAPES: dict[str, Shape] = {shape.op: shape for shape in (
     # Payload of the reply: one vector per text.
     Shape("embed", {"texts": LIST, "kind": TEXT}, {"model": TEXT, "dim": COUNT, "count": COUNT}),
     # Exactly one of query / passage; a passage's vector comes back as the payload.
+    # wait=False: answer "model_loading" at once instead of waiting for the model.
     Shape("search", {
         "db": TEXT, "stores": LIST, "query": OPT_TEXT, "passage": OPT_TEXT, "branch": OPT_TEXT,
         "include_archived": FLAG, "limit": COUNT, "exclude": LIST, "min_score": OPT_NUMBER, "any_branch": FLAG,
+        "wait": FLAG,
     }, {"model": TEXT, "dim": COUNT, "unranked": COUNT, "hits": LIST}),
     # Payload of the request: the saved memory's vector (or nothing).
     Shape("saved", {

@@ -64,6 +64,13 @@ ENVIRONMENT = [
     ("XDG_DATA_HOME", "Where bash completion is installed (default ~/.local/share)."),
     ("XDG_RUNTIME_DIR", "Base of the directory for the background process's socket and pid files "
                         "(default: a private directory under the system temporary directory)."),
+    ("THATCH_MCP_MAX_CHARS", "Most characters of one thatch mcp tool result (default 20000; --max-chars wins)."),
+    ("THATCH_RECALL_THRESHOLD", "Cosine similarity a memory needs for the prompt hook (flush-tools) to list it "
+                                "(default 0.55)."),
+    ("THATCH_HOOK_DEADLINE", "Seconds an agent hook (reminder, flush-tools, buffer-batch, buffer-tool) may take "
+                             "before it prints its fallback and exits (default 1.5)."),
+    ("XDG_STATE_HOME", "Base of the state directory: agents' extraction queues, what thatch setup wrote "
+                       "(default ~/.local/state)."),
 ]
 
 FILES = [
@@ -77,6 +84,10 @@ FILES = [
     ("$XDG_DATA_HOME/bash-completion/completions/thatch", "bash completion, from thatch completion install bash."),
     ("~/.zfunc/_thatch", "zsh completion, from thatch completion install zsh (~/.zfunc must be in fpath)."),
     ("$XDG_CONFIG_HOME/fish/completions/thatch.fish", "fish completion, from thatch completion install fish."),
+    ("$XDG_STATE_HOME/thatch/queue/", "Agents' tool calls queued for memory extraction, one file per session "
+                                      "(0600, directory 0700); deleted after 7 idle days."),
+    ("$XDG_STATE_HOME/thatch/setup.json", "What thatch setup needs to undo its edits byte for byte."),
+    ("$XDG_CACHE_HOME/thatch/pair-counts.json", "Each store's last near-duplicate count, for thatch reminder."),
 ]
 
 EXIT_STATUS = {

@@ -205,12 +205,21 @@ def duplicates(ctx: Context, store: str | None = None, *, threshold: float | Non
     from ..embeddings import model_identity, model_name, model_space
 
     name = target(ctx, store)
-    if threshold is None:
-        threshold = ctx.setting("duplicates.threshold")
+    configured = ctx.setting("duplicates.threshold")
+    threshold = configured if threshold is None else threshold
     model = model_identity(model_name(ctx.env), ctx.env)
     # `or ""`: a space of None would mean "compare every space".
     scan = near_duplicates(ctx.db(), name, threshold=threshold, limit=limit, space=model_space(model) or "")
+    if threshold == configured:  # the count the reminder shows is the configured cut-off's
+        remember_count(ctx, name, scan)
     return DuplicateReport(name, threshold, model, limit, scan)
+
+
+def remember_count(ctx: Context, store: str, scan: DuplicateScan) -> None:
+    """Leave the pair count for the session-start reminder (ops/pair_counts.py)."""
+    from . import pair_counts
+
+    pair_counts.record(ctx.env, ctx.db_path, store, ctx.db().store_version(store), scan.pair_count, ctx.now())
 
 
 # -- verdicts ----------------------------------------------------------------------

@@ -14,7 +14,7 @@ from ..location import scope as location
 from ..records import Memory
 from ..storage import maintenance
 from ..storage.memories import MemoryDB
-from .dedup import DuplicateScan, near_duplicates
+from .dedup import DuplicateScan, near_duplicates, remember_count
 from .scope import target
 
 DEFAULT_STALE_DAYS = 90
@@ -124,12 +124,14 @@ def report(ctx: Context, store: str | None = None, *, stale_days: int = DEFAULT_
     name = target(ctx, store)
     db = ctx.db()
     threshold = ctx.setting("duplicates.threshold")
+    duplicates = near_duplicates(db, name, threshold=threshold)
+    remember_count(ctx, name, duplicates)
     return HygieneReport(
         store=name,
         stale_days=stale_days,
         threshold=threshold,
         checked_at=ctx.now(),
-        duplicates=near_duplicates(db, name, threshold=threshold),
+        duplicates=duplicates,
         stale=stale_memories(db, name, ctx.clock(), stale_days),
         orphans=find_orphans(ctx, name),
     )

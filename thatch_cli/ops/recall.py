@@ -133,9 +133,14 @@ def search(
     floor: float | None = None,
 ) -> RecallOutcome:
     """The best `limit` matches of `query` (default: setting recall.limit),
-    split at `floor` (default: setting recall.floor; 0 keeps every match)."""
+    split at `floor` (default: setting recall.floor; 0 keeps every match).
+    A ranking by keywords alone (--mode lexical, or no model) gets no floor
+    unless one is given: every keyword match shares a word of the query, and
+    in a small store keyword scores say little (idf is near 0 when most
+    memories hold a word), so a floor would hide what is all there is."""
     query = validate.query(query)
     limit = validate.limit(limit if limit is not None else ctx.setting("recall.limit"))
+    explicit_floor = floor is not None
     floor = validate.floor(floor) if floor is not None else ctx.setting("recall.floor")
     mode = validate.mode(mode)
     stores = search_scope(ctx, store, all_stores)
@@ -165,6 +170,8 @@ def search(
     else:
         ranked = alone(dense, "semantic") if outcome.mode == "semantic" else alone(keyword_hits, "lexical", weight)
     ranked = ranked[:limit]
+    if outcome.mode == "lexical" and not explicit_floor:
+        floor = outcome.floor = 0.0
     rows = db.get_many(r.key for r in ranked)
     found = [Result(rows[r.key], r) for r in ranked if r.key in rows]
     outcome.results = [r for r in found if r.score >= floor]

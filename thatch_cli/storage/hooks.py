@@ -77,6 +77,15 @@ def has_vectors(conn: sqlite3.Connection, store: str) -> bool:
     return row is not None
 
 
+def branch_labels(conn: sqlite3.Connection, store: str, branch: str) -> list[str]:
+    """Labels of the live memories scoped to `branch`, newest first."""
+    rows = conn.execute(
+        "SELECT label FROM entries WHERE store = ? AND branch = ? AND archived = 0 ORDER BY updated_at DESC, slug",
+        (store, branch),
+    )
+    return [r[0] for r in rows]
+
+
 def labels(conn: sqlite3.Connection, stores: Sequence[str]) -> list[str]:
     rows = conn.execute(f"SELECT label FROM entries WHERE store IN ({_marks(stores)}) ORDER BY label", list(stores))
     return list(dict.fromkeys(r[0] for r in rows))
@@ -91,6 +100,36 @@ def branches(conn: sqlite3.Connection, stores: Sequence[str]) -> list[str]:
         f"SELECT DISTINCT branch FROM entries WHERE store IN ({_marks(stores)})"
         " AND branch IS NOT NULL AND branch != '' ORDER BY branch", list(stores))
     return [r[0] for r in rows]
+
+
+def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, int, int | None]]:
+    """(label, recall count, confidence) of the store's unscoped live
+    memories an agent uses most: most recalled, then most confident, then newest."""
+    rows = conn.execute(
+        "SELECT label, recall_count, confidence FROM entries WHERE store = ? AND archived = 0"
+        " AND (branch IS NULL OR branch = '') AND (recall_count > 0 OR confidence IS NOT NULL)"
+        " ORDER BY recall_count DESC, COALESCE(confidence, 0) DESC, updated_at DESC, slug LIMIT ?",
+        (store, limit))
+    return [(label, count or 0, confidence) for label, count, confidence in rows]
+
+
+def branch_counts_and_stale(conn: sqlite3.Connection, store: str, cutoff: str) -> tuple[dict[str | None, int], int]:
+    """branch_counts, and how many of those live memories were neither
+    updated nor recalled since `cutoff` (an ISO timestamp; thatch's
+    timestamps sort as text), in one pass over the store."""
+    rows = conn.execute(
+        "SELECT NULLIF(branch, ''), count(*), sum(max(updated_at, COALESCE(last_recalled_at, '')) < ?)"
+        " FROM entries WHERE store = ? AND archived = 0 GROUP BY 1", (cutoff, store)).fetchall()
+    return {branch: count for branch, count, _stale in rows}, sum(stale or 0 for _branch, _count, stale in rows)
+
+
+def store_version(conn: sqlite3.Connection, store: str) -> int | None:
+    """The store's change counter (schema 1+); None when the table is absent."""
+    try:
+        row = conn.execute("SELECT version FROM thatch_cli_store_versions WHERE store = ?", (store,)).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return int(row[0]) if row else 0
 
 
 def live_count(conn: sqlite3.Connection, store: str, branch: str) -> int:

@@ -76,6 +76,12 @@ class MemoryDB:
     def close(self) -> None:
         self.conn.close()
 
+    def set_lock_wait(self, seconds: float) -> None:
+        """How long a write waits for another writer's lock before failing
+        with "database is locked" (a long-lived server keeps agents from
+        hanging on a stuck writer)."""
+        self.conn.execute(f"PRAGMA busy_timeout = {max(0, int(seconds * 1000))}")
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction taken up front, so concurrent writers queue

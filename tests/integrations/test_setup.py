@@ -1,0 +1,267 @@
+"""`thatch setup claude|cursor|codex` into a temporary home and project that
+already hold foreign servers, hooks and instruction text: foreign bytes kept,
+idempotent, --plan writes nothing, --uninstall gives back every file byte for
+byte, malformed files refused untouched, and the installed hooks really run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from helpers import hook_payload
+
+EXE_DIR = str(Path(sys.executable).parent)
+
+FOREIGN = {
+    ".mcp.json": '{\n    "mcpServers": {\n        "github": {\n            "command": "npx",\n'
+                 '            "args": ["-y", "@modelcontextprotocol/server-github"]\n        }\n    }\n}\n',
+    ".claude/settings.json": '{\n  "permissions": {"allow": ["Bash(npm test)"]},\n  "hooks": {\n'
+                             '    "UserPromptSubmit": [\n      {"hooks": [{"type": "command", "command": "./lint-prompt.sh"}]}\n'
+                             '    ],\n    "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "say done"}]}]\n'
+                             '  }\n}',
+    "CLAUDE.md": "# Widget\n\nUse pnpm, never npm.",
+    "AGENTS.md": "# Agents\n\nRun `make check` before you stop.\n",
+    ".cursor/mcp.json": '{"mcpServers": {"docs": {"url": "https://docs.example.com/mcp"}}}\n',
+    ".cursor/hooks.json": '{\n  "version": 1,\n  "hooks": {\n    "afterFileEdit": [{"command": "prettier --write"}]\n  }\n}\n',
+    ".codex/config.toml": '# my codex settings\nmodel = "gpt-5-codex"  # keep\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+                          'args = []\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "say bye"\n',
+}
+HOME_FOREIGN = {
+    ".claude.json": json.dumps({"numStartups": 12, "projects": {"/src/x": {"allowedTools": []}},
+                                "mcpServers": {"sentry": {"command": "sentry-mcp"}}}, indent=2),
+    ".claude/settings.json": '{"model": "opus"}\n',
+    ".codex/config.toml": '[mcp_servers.other]\ncommand = "other"\n',
+}
+
+
+def snapshot(*roots: Path) -> dict[str, bytes]:
+    found = {}
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if ".git" in path.parts or ".local" in path.parts or ".cache" in path.parts or ".config" in path.parts:
+                continue
+            found[str(path)] = path.read_bytes() if path.is_file() else b"<dir>"
+    return found
+
+
+@pytest.fixture
+def places(git_repo, isolated_env):
+    project = git_repo("widget", remote="git@github.com:acme/widget.git")
+    home = Path(isolated_env["HOME"])
+    for root, files in ((project, FOREIGN), (home, HOME_FOREIGN)):
+        for name, text in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(text)
+    return project, home
+
+
+def setup(cli, project, *args):
+    result = cli("setup", *args, "--json", cwd=project, PATH=f"{EXE_DIR}:{os.environ['PATH']}")
+    return result.exit_code, (json.loads(result.stdout) if result.stdout.strip() else None), result.stderr
+
+
+def installed_commands(host: str, scope_root: Path, global_: bool) -> dict[str, str]:
+    """event -> the command setup installed, read back the way the host reads it."""
+    if host == "claude":
+        settings = json.loads((scope_root / (".claude/settings.json" if not global_ else "settings.json")).read_text())
+        return {event: groups[-1]["hooks"][0]["command"] for event, groups in settings["hooks"].items()
+                if event in ("SessionStart", "UserPromptSubmit", "PostToolBatch")}
+    if host == "cursor":
+        hooks = json.loads((scope_root / ".cursor/hooks.json" if not global_ else scope_root / "hooks.json").read_text())
+        return {event: entries[-1]["command"] for event, entries in hooks["hooks"].items() if event != "afterFileEdit"}
+    config = tomllib.loads((scope_root / (".codex/config.toml" if not global_ else "config.toml")).read_text())
+    return {event: groups[-1]["hooks"][0]["command"] for event, groups in config["hooks"].items() if event != "Stop"}
+
+
+SESSION_EVENT = {"claude": ("SessionStart", "claude_session_start"), "cursor": ("sessionStart", "cursor_session_start"),
+                 "codex": ("SessionStart", "codex_session_start")}
+
+
+@pytest.mark.parametrize("host", ["claude", "cursor", "codex"])
+@pytest.mark.parametrize("global_", [False, True], ids=["project", "global"])
+def test_plan_install_again_status_and_uninstall_byte_for_byte(cli, places, host, global_):
+    project, home = places
+    flags = ["--global"] if global_ else []
+    before = snapshot(project, home)
+
+    code, plan, _ = setup(cli, project, host, *flags, "--plan")
+    assert code == 0 and plan["written"] is False and any(f["changes"] for f in plan["files"])
+    assert snapshot(project, home) == before and not (home / ".local/state/thatch/setup.json").exists()
+
+    code, done, _ = setup(cli, project, host, *flags)
+    assert code == 0 and done["written"] and [f["action"] for f in done["files"]] == [f["action"] for f in plan["files"]]
+    installed = snapshot(project, home)
+    for root, files in ((project, FOREIGN), (home, HOME_FOREIGN)):  # foreign content is all still there
+        for name, text in files.items():
+            after = (root / name).read_text()
+            if name.endswith(".md") or name.endswith(".toml"):
+                assert after.startswith(text), name
+            else:
+                _assert_contains_json(json.loads(text), json.loads(after), name)
+
+    code, again, _ = setup(cli, project, host, *flags)
+    assert code == 0 and {f["action"] for f in again["files"]} <= {"unchanged"}
+    assert snapshot(project, home) == installed
+
+    code, status, _ = setup(cli, project, "--status", host)
+    scope = "global" if global_ else "project"
+    assert next(s for s in status["hosts"] if s["scope"] == scope)["state"] == "wired"
+
+    event, payload = SESSION_EVENT[host]
+    command = installed_commands(host, home / {"claude": ".claude", "cursor": ".cursor", "codex": ".codex"}[host]
+                                 if global_ else project, global_)[event]
+    ran = subprocess.run(command, shell=True, input=hook_payload(payload, project=project), capture_output=True,
+                         text=True, env={**os.environ, "THATCH_DAEMON": "0"}, timeout=30)
+    assert ran.returncode == 0 and "[thatch]" in ran.stdout, ran
+
+    code, removed, _ = setup(cli, project, host, *flags, "--uninstall")
+    assert code == 0 and removed["action"] == "uninstall"
+    assert snapshot(project, home) == before
+
+
+def _assert_contains_json(original, now, where):
+    if isinstance(original, dict):
+        for key, value in original.items():
+            _assert_contains_json(value, now[key], f"{where}.{key}")
+    elif isinstance(original, list):
+        assert now[: len(original)] == original, where
+    else:
+        assert now == original, where
+
+
+def test_claude_hooks_keep_foreign_groups_and_replace_old_thatch_ones(cli, places):
+    project, _home = places
+    settings = project / ".claude/settings.json"
+    original = json.loads(settings.read_text())
+    original["hooks"]["SessionStart"] = [{"hooks": [{"type": "command", "command": "thatch reminder"}]}]
+    settings.write_text(json.dumps(original, indent=2))
+    code, done, _ = setup(cli, project, "claude")
+    assert code == 0
+    hooks = json.loads(settings.read_text())["hooks"]
+    assert [g["hooks"][0]["command"] for g in hooks["SessionStart"]] == [f"{EXE_DIR}/thatch reminder"]
+    assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"] == "./lint-prompt.sh"
+    assert hooks["Stop"] == original["hooks"]["Stop"]
+    assert any("replace the SessionStart hook" in c for f in done["files"] for c in f["changes"])
+
+
+def test_a_malformed_file_is_reported_and_nothing_is_written(cli, places):
+    project, home = places
+    (project / ".claude/settings.json").write_text('{"hooks": {},}')
+    (project / ".mcp.json").unlink()
+    before = snapshot(project, home)
+    code, error, _ = setup(cli, project, "claude")
+    assert code == 4 and "settings.json is not valid JSON" in error["error"]["message"]
+    assert snapshot(project, home) == before  # not even the .mcp.json it would have created
+    (project / ".codex/config.toml").write_text("model = \n")
+    code, error, _ = setup(cli, project, "codex")
+    assert code == 4 and "config.toml is not valid TOML" in error["error"]["message"]
+
+
+def test_foreign_entries_named_thatch_are_refused(cli, places):
+    project, _home = places
+    (project / ".mcp.json").write_text('{"mcpServers": {"thatch": {"command": "docker", "args": ["run", "x"]}}}')
+    code, error, _ = setup(cli, project, "claude")
+    assert code == 4 and "does not run `thatch mcp`" in error["error"]["message"]
+    with open(project / ".codex/config.toml", "a") as fh:
+        fh.write('\n[mcp_servers.thatch]\ncommand = "thatch"\nargs = ["mcp"]\n')
+    code, error, _ = setup(cli, project, "codex")
+    assert code == 4 and "already defines mcp_servers.thatch" in error["error"]["message"]
+
+
+def test_status_sees_drift_and_setup_repairs_it(cli, places):
+    project, _home = places
+    setup(cli, project, "cursor")
+    hooks = project / ".cursor/hooks.json"
+    hooks.write_text(hooks.read_text().replace(f"{EXE_DIR}/thatch", "/old/venv/bin/thatch"))
+    code, status, _ = setup(cli, project, "--status", "cursor")
+    entry = next(s for s in status["hosts"] if s["scope"] == "project")
+    assert entry["state"] == "drifted"
+    assert {f["role"]: f["state"] for f in entry["files"]}["hooks"] == "outdated"
+    setup(cli, project, "cursor")
+    assert "/old/venv" not in hooks.read_text()
+    assert next(s for s in setup(cli, project, "--status")[1]["hosts"]
+                if s["host"] == "cursor" and s["scope"] == "project")["state"] == "wired"
+
+
+def test_claude_config_dir_and_codex_home_are_honoured(cli, places, tmp_path):
+    project, home = places
+    claude_dir, codex_dir = tmp_path / "claude-config", tmp_path / "codex-home"
+    result = cli("setup", "claude", "--global", "--json", cwd=project, CLAUDE_CONFIG_DIR=str(claude_dir),
+                 PATH=f"{EXE_DIR}:{os.environ['PATH']}")
+    paths = {f["role"]: f["path"] for f in json.loads(result.stdout)["files"]}
+    assert paths == {"mcp": str(claude_dir / ".claude.json"), "hooks": str(claude_dir / "settings.json"),
+                     "instructions": str(claude_dir / "CLAUDE.md")}
+    assert json.loads((claude_dir / ".claude.json").read_text())["mcpServers"]["thatch"]["args"] == ["mcp"]
+    result = cli("setup", "codex", "--global", "--json", cwd=project, CODEX_HOME=str(codex_dir),
+                 PATH=f"{EXE_DIR}:{os.environ['PATH']}")
+    assert json.loads(result.stdout)["files"][0]["path"] == str(codex_dir / "config.toml")
+    assert not (home / ".codex/AGENTS.md").exists()
+
+
+def test_a_symlinked_instruction_file_is_written_through(cli, places, tmp_path):
+    project, _home = places
+    shared = tmp_path / "dotfiles-CLAUDE.md"
+    shared.write_text("# Shared rules\n")
+    (project / "CLAUDE.md").unlink()
+    (project / "CLAUDE.md").symlink_to(shared)
+    setup(cli, project, "claude")
+    assert (project / "CLAUDE.md").is_symlink() and "BEGIN thatch" in shared.read_text()
+    setup(cli, project, "claude", "--uninstall")
+    assert shared.read_text() == "# Shared rules\n"
+
+
+def test_usage(cli, places):
+    project, _home = places
+    code, error, _ = setup(cli, project)
+    assert code == 2 and "name the host" in error["error"]["message"]
+    code, error, _ = setup(cli, project, "vscode")
+    assert code == 2
+    code, error, _ = setup(cli, project, "--status", "--plan")
+    assert code == 2 and "--status only reports" in error["error"]["message"]
+    text = cli("setup", "claude", "--plan", cwd=project, PATH=f"{EXE_DIR}:{os.environ['PATH']}").stdout
+    assert text.startswith("Would set up claude (project:") and "Nothing was written (--plan)." in text
+
+
+def test_after_setup_claude_a_session_gets_the_reminder_the_nudge_and_the_extraction_nudge(cli, places):
+    """The hooks as Claude Code runs them from the settings setup wrote: the
+    command line through a shell, the host's payload on stdin."""
+    project, _home = places
+    env = {**os.environ, "THATCH_DAEMON": "0", "THATCH_MODEL": "fake:64"}
+    for label, body in [("Release process", "Tag the commit, build the wheel and upload it to PyPI with twine."),
+                        *[(f"Note {i}", f"unrelated detail number {i} about the office plants") for i in range(10)]]:
+        assert cli("remember", label, body, cwd=project, THATCH_MODEL="fake:64").exit_code == 0
+    setup(cli, project, "claude")
+    commands = installed_commands("claude", project, False)
+
+    def run(event: str, payload: str) -> str:
+        done = subprocess.run(commands[event], shell=True, input=payload, capture_output=True, text=True, env=env,
+                              cwd=project, timeout=30)
+        assert done.returncode == 0 and not done.stderr, done
+        return done.stdout
+
+    assert run("SessionStart", hook_payload("claude_session_start", project=project)).startswith(
+        "[thatch] Memory for acme/widget, branch main: 11 memories")
+    nudge = run("UserPromptSubmit", hook_payload("claude_user_prompt_submit", project=project,
+                                                 prompt="how do we upload the wheel to pypi with twine?"))
+    assert "- Release process (acme/widget)" in nudge
+    assert run("PostToolBatch", hook_payload("claude_post_tool_batch", project=project)) == ""
+    extraction = run("UserPromptSubmit", hook_payload("claude_user_prompt_submit", project=project, prompt="next"))
+    assert extraction.startswith("[thatch] 2 tool interactions from this session are queued")
+
+
+def test_the_original_thatchs_block_is_left_alone_and_mentioned(cli, places):
+    project, _home = places
+    original = ("# Widget\n\n# Persistence\n\nThatch provides persistent memory across Claude Code sessions.\n\n"
+                '"Forget X" - `memory_recall` to find it, then `memory_forget`.\n')
+    (project / "CLAUDE.md").write_text(original)
+    code, done, _ = setup(cli, project, "claude")
+    assert code == 0 and any("original thatch's '# Persistence'" in note for note in done["notes"])
+    assert (project / "CLAUDE.md").read_text().startswith(original)
+    setup(cli, project, "claude", "--uninstall")
+    assert (project / "CLAUDE.md").read_text() == original

@@ -1,0 +1,1 @@
+"""Tests of thatch_cli/mcp (named mcp_server: a tests/mcp package would shadow the SDK's `mcp`)."""

@@ -1,0 +1,143 @@
+"""What the agent-host hooks share: reading the host's JSON payload, where
+the session's project is, and answering within a hard deadline.
+
+A hook never delays the user's prompt by more than the deadline
+(THATCH_HOOK_DEADLINE seconds, default 1.5): a watchdog thread writes the
+fallback answer (a static reminder, or nothing) and ends the process when
+the real answer is late, whatever the main thread is stuck in (a payload
+that never ends, a locked database, a slow daemon). Exactly one answer is
+written, in one write. Hooks always exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
+
+DEFAULT_DEADLINE = 1.5
+# A batch of tool calls with their outputs can be large; anything beyond
+# this is not a payload we should parse on the user's time.
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
+PROMPT_KEYS = ("prompt", "message", "text", "user_input", "input")
+
+
+def deadline(env: Mapping[str, str]) -> float:
+    try:
+        value = float(env.get("THATCH_HOOK_DEADLINE") or DEFAULT_DEADLINE)
+    except ValueError:
+        return DEFAULT_DEADLINE
+    return min(max(value, 0.05), 30.0)
+
+
+def read_payload(stream=None) -> dict:
+    """The host's JSON object on stdin; {} for a terminal, empty or
+    non-JSON input, or one larger than MAX_PAYLOAD_BYTES."""
+    stream = stream if stream is not None else sys.stdin
+    try:
+        if stream is None or stream.isatty():
+            return {}
+        data = stream.buffer.read(MAX_PAYLOAD_BYTES + 1)
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not data or len(data) > MAX_PAYLOAD_BYTES:
+        return {}
+    try:
+        payload = json.loads(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return {}
+    return payload if isinstance(payload, dict) else {}
+
+
+def text_field(payload: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The first of `keys` whose value is a non-empty string."""
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def session_id(payload: Mapping[str, Any]) -> str | None:
+    """Claude Code and Codex send session_id, Cursor conversation_id."""
+    return text_field(payload, ("session_id", "conversation_id"))
+
+
+def project_dir(env: Mapping[str, str], payload: Mapping[str, Any]) -> Path:
+    """Where the session works: the payload's cwd (Claude Code, Codex), its
+    first workspace root (Cursor), the host's project variable, else here."""
+    roots = payload.get("workspace_roots")
+    candidates = [payload.get("cwd"), roots[0] if isinstance(roots, list) and roots else None,
+                  env.get("CURSOR_PROJECT_DIR"), env.get("CLAUDE_PROJECT_DIR")]
+    for candidate in candidates:
+        if isinstance(candidate, str) and candidate and os.path.isdir(candidate):
+            return Path(candidate)
+    return Path.cwd()
+
+
+def respond(fallback: str, compute: Callable[[Mapping[str, str]], str],
+            shape: Callable[[str], str] = lambda text: text) -> int:
+    """Run a hook: print shape(compute(env)), or shape(fallback) on any error
+    or past the deadline; always exit status 0."""
+    env = os.environ
+    answer = Answer(deadline(env), shape(fallback))
+    try:
+        text = compute(env)
+    except Exception:
+        if env.get("THATCH_DEBUG"):
+            raise
+        text = fallback
+    answer.give(shape(text))
+    return 0
+
+
+class Answer:
+    """Writes one answer: the one given in time, else the fallback at the deadline."""
+
+    def __init__(self, seconds: float, fallback: str) -> None:
+        self.fallback = fallback
+        self._lock = threading.Lock()
+        self._done = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+            _write(self.fallback)
+        os._exit(0)
+
+    def give(self, text: str) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+            self._timer.cancel()
+            _write(text)
+
+
+def _write(text: str) -> None:
+    if not text:
+        return
+    data = (text if text.endswith("\n") else text + "\n").encode("utf-8", "replace")
+    try:
+        while data:
+            data = data[os.write(1, data):]
+    except OSError:
+        pass
+
+
+def context_json(text: str, **extra: Any) -> str:
+    """`{"additional_context": text}` (Cursor's hook output) plus `extra`; "" for nothing to say."""
+    payload = dict(extra)
+    if text:
+        payload["additional_context"] = text
+    return json.dumps(payload, ensure_ascii=False) if payload else ""

@@ -1,0 +1,9 @@
+"""The MCP server front door (`thatch mcp`): the memory store as tools for
+coding agents. Like cli/, it only checks arguments, calls ops/ and shapes
+the answer; the SDK is imported only when the server runs.
+
+    tools    the tools: names, schemas, the ops each one calls
+    render   the text of each result, from its --json document
+    results  capping a result to a character budget, honestly
+    server   argument checks, a Context per call, the SDK server over stdio
+"""

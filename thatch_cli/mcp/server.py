@@ -1,0 +1,210 @@
+"""`thatch mcp`: the memory store as MCP tools over stdio, on the official
+SDK's low-level server (explicit schemas and results; the SDK does the
+protocol).
+
+Every call gets a fresh Context for the host's project directory
+(CURSOR_PROJECT_DIR, CLAUDE_PROJECT_DIR, else the server's working
+directory), so a long-lived server follows branch switches and remote
+changes exactly as a new `thatch` command would. Calls run in worker
+threads, each with its own database connection, so a slow call never holds
+up `tools/list` or another call.
+
+Embeddings come from the shared warm daemon (several agent sessions and the
+CLI share one loaded model; this process never imports the model stack to
+answer `initialize`). The server asks the daemon to start loading as soon
+as it starts; a recall made before the model is ready is answered by
+keyword search with a notice rather than waiting.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from functools import partial
+from pathlib import Path
+from typing import Any, Mapping
+
+from .. import __version__
+from ..context import Context
+from ..errors import InvalidInput, ThatchError, database_error
+from .render import render_error
+from .results import Reply, cap
+from .tools import BY_NAME, TOOLS, Session, Tool
+
+INSTRUCTIONS = """\
+thatch is this project's long-term memory (shared with the `thatch` CLI and other sessions).
+- Recall first: at the start of a task, and whenever the user refers to something that may have been \
+decided, fixed or preferred before, call memory_recall with a short query (it searches this project's \
+store and the global store). Read a hit in full with memory_show.
+- Remember what lasts: when you learn a decision, a convention, a non-obvious fix, or a preference or \
+correction from the user, call memory_remember with a short label and self-contained content \
+(store "global" for what holds across projects). Update with overwrite: true rather than adding a near-copy.
+- Tidy when asked or when hygiene is reported: find_duplicates, dedup_mark_checked, memory_hygiene.
+- When a [thatch] note says tool interactions are queued, fetch them with get_extraction_payload, save what is durable, then call extraction_done."""
+
+DEFAULT_LOCK_WAIT = 10.0
+
+
+def project_dir(env: Mapping[str, str]) -> Path:
+    """The host's project directory: Cursor's variable first (Cursor sets
+    CLAUDE_PROJECT_DIR too, as an alias), then Claude Code's, else where the
+    server runs."""
+    for name in ("CURSOR_PROJECT_DIR", "CLAUDE_PROJECT_DIR"):
+        value = env.get(name)
+        if value and os.path.isdir(value):
+            return Path(value)
+    return Path.cwd()
+
+
+class ToolRunner:
+    """Checks arguments against a tool's schema, runs the tool in a fresh
+    Context and turns every outcome (errors included) into a capped Reply."""
+
+    def __init__(self, env: Mapping[str, str], *, max_chars: int, lock_wait: float = DEFAULT_LOCK_WAIT) -> None:
+        self.env = dict(env)
+        self.max_chars = max_chars
+        self.lock_wait = lock_wait
+        self.session = Session(max_chars)
+
+    def context(self, tool: Tool) -> Context:
+        return Context(env=self.env, cwd=project_dir(self.env), use_daemon=True, wait_for_model=tool.wait_for_model)
+
+    def call(self, name: str, arguments: dict[str, Any] | None) -> Reply:
+        tool = BY_NAME.get(name)
+        if tool is None:
+            known = ", ".join(BY_NAME)
+            return error_reply(InvalidInput(f"unknown tool {name!r}; the tools are {known}"))
+        try:
+            args = check_arguments(tool, dict(arguments or {}))
+        except ThatchError as err:
+            return error_reply(err)
+        ctx = self.context(tool)
+        try:
+            ctx.db().set_lock_wait(self.lock_wait)
+            reply = tool.run(ctx, args, self.session)
+        except ThatchError as err:
+            return error_reply(err)
+        except Exception as exc:  # never let one call take the server down
+            err = database_error(exc)
+            if err is None:
+                if self.env.get("THATCH_DEBUG"):
+                    import traceback
+
+                    traceback.print_exc(file=sys.stderr)
+                err = ThatchError(f"internal error: {type(exc).__name__}: {exc}")
+            return error_reply(err)
+        finally:
+            ctx.close()
+        return self.capped(reply, args.get("budget"))
+
+    def capped(self, reply: Reply, budget: int | None) -> Reply:
+        limit = min(self.max_chars, budget) if budget else self.max_chars
+        shown = cap(reply, limit)
+        if budget and "budget" in shown.data:
+            omitted = (shown.data.get("capped") or {}).get("omitted", {}).get("results", 0)
+            shown.data["budget"] = {"chars": budget, "omitted": omitted}
+        return shown
+
+
+def error_reply(err: ThatchError) -> Reply:
+    return Reply({"error": err.to_json()}, render_error, is_error=True)
+
+
+# -- argument checks ------------------------------------------------------------------
+
+
+def check_arguments(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments (an integral 5.0 read as 5), or InvalidInput worded as
+    the CLI words it for the first argument the tool's JSON schema refuses."""
+    import jsonschema
+
+    errors = sorted(jsonschema.Draft202012Validator(tool.schema()).iter_errors(args), key=_order)
+    if not errors:
+        return {name: int(value) if tool.properties[name].get("type") == "integer" else value
+                for name, value in args.items()}
+    error = errors[0]
+    if error.validator == "additionalProperties":
+        unknown = sorted(set(args) - set(tool.properties))
+        raise InvalidInput(_unknown(tool, unknown[0]), argument=unknown[0])
+    if error.validator == "required":
+        missing = [name for name in tool.required if name not in args]
+        raise InvalidInput(f"{tool.name} needs the argument {missing[0]!r}", argument=missing[0])
+    name = str(error.path[0]) if error.path else ""
+    value = args.get(name)
+    check = tool.checks.get(name)
+    if error.validator != "type" and check is not None:
+        check(value)  # raises with the CLI's message for this value
+    expected = error.validator_value if error.validator == "type" else None
+    if expected is not None:
+        raise InvalidInput(f"{name} must be {_article(expected)}, got {value!r}", argument=name)
+    raise InvalidInput(f"{name}: {error.message}", argument=name)
+
+
+def _order(error) -> tuple:
+    """Unknown and missing arguments first, then by argument name."""
+    rank = {"additionalProperties": 0, "required": 1, "type": 2}.get(error.validator, 3)
+    return (rank, [str(p) for p in error.path])
+
+
+def _article(kind: str) -> str:
+    return {"integer": "an integer", "number": "a number", "boolean": "true or false", "string": "a string",
+            "object": "an object", "array": "a list"}.get(kind, kind)
+
+
+def _unknown(tool: Tool, name: str) -> str:
+    import difflib
+
+    accepted = list(tool.properties)
+    close = difflib.get_close_matches(name, accepted, n=1, cutoff=0.6)
+    if not close:
+        close = [a for a in accepted if a.lower().replace("_", "") == name.lower().replace("_", "")]
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    listed = ", ".join(accepted) if accepted else "none"
+    return f"unknown argument {name!r} for {tool.name}{hint}; it takes: {listed}"
+
+
+# -- the SDK server ---------------------------------------------------------------------
+
+
+def build(runner: ToolRunner):
+    """The SDK's low-level Server with thatch's tools."""
+    import anyio.to_thread
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    listed = [types.Tool(name=tool.name, description=tool.description, input_schema=tool.schema(),
+                         annotations=types.ToolAnnotations(read_only_hint=tool.read_only,
+                                                           destructive_hint=tool.name == "memory_forget",
+                                                           open_world_hint=False))
+              for tool in TOOLS]
+
+    async def list_tools(_ctx, _params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(_ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        reply = await anyio.to_thread.run_sync(partial(runner.call, params.name, params.arguments))
+        return types.CallToolResult(content=[types.TextContent(type="text", text=reply.text())],
+                                    structured_content=reply.data, is_error=reply.is_error)
+
+    return Server("thatch", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
+                  on_call_tool=call_tool)
+
+
+def serve(env: Mapping[str, str], *, max_chars: int, lock_wait: float = DEFAULT_LOCK_WAIT) -> None:
+    """Serve over stdin/stdout until the host closes stdin."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from ..daemon.warm import maybe_warm
+
+    server = build(ToolRunner(env, max_chars=max_chars, lock_wait=lock_wait))
+    maybe_warm(env)  # the model loads while the host is still handshaking
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    try:
+        anyio.run(main)
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,330 @@
+"""The MCP tools: the original thatch's names and argument names, each a
+thin call into ops/ (the same operations and input checks as the CLI),
+returning the CLI's --json document and a text rendering of it.
+
+Each tool declares its JSON schema here; the server refuses arguments that
+break it before anything runs, with the message validate.py gives for the
+same value on the command line (`checks`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .. import validate
+from ..context import Context
+from .render import (render_done, render_duplicates, render_forget, render_hygiene, render_list, render_payload,
+                     render_recall, render_remember, render_show, render_stores, render_verdict)
+from .results import Reply
+
+RECALL_MAX_LIMIT = 20  # the original's cap on memory_recall's limit
+
+
+class Session:
+    """What one server remembers between calls: the extraction payloads it
+    handed out (session id -> last entry), so the memory_remember that saves
+    them, or an extraction_done without a session id, can drop them."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self.fetched: dict[str, int] = {}
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    properties: dict[str, dict]
+    run: Callable[[Context, dict, "Session"], Reply]
+    required: tuple[str, ...] = ()
+    read_only: bool = True
+    # Recall must not wait for a model that is still loading (it answers by keywords instead).
+    wait_for_model: bool = True
+    checks: dict[str, Callable[[Any], Any]] = field(default_factory=dict)
+
+    def schema(self) -> dict:
+        return {"type": "object", "properties": self.properties, "required": list(self.required),
+                "additionalProperties": False}
+
+
+def _text(description: str, **extra: Any) -> dict:
+    return {"type": "string", "description": description, **extra}
+
+
+STORE = _text("Store to use. Defaults to this project's store (detected from the git remote).")
+LABEL = _text("The label (or slug) of the memory.", minLength=1, maxLength=validate.MAX_LABEL_CHARS)
+NAME_CHECKS: dict[str, Callable[[Any], Any]] = {"store": validate.store, "branch": validate.branch,
+                                                "label": validate.label}
+
+
+# -- the original's tools ----------------------------------------------------------
+
+
+def _remember(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.remember import remember
+
+    outcome = remember(ctx, args["content"], args["label"], store=args.get("store"), branch=args.get("branch"),
+                       confidence=args.get("confidence"), overwrite=bool(args.get("overwrite")),
+                       archived=args.get("archived"))
+    data = outcome.to_json()
+    drained = _drain_fetched(ctx, state)
+    if drained:
+        data["notices"].append(f"{drained} queued tool interaction(s) handed out by get_extraction_payload are"
+                               " now done")
+    return Reply(data, render_remember)
+
+
+def _recall(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..errors import database_error
+    from ..ops.recall import recall, search
+
+    options = dict(store=args.get("store"), branch=args.get("branch"), limit=args.get("limit", 10),
+                   include_archived=bool(args.get("includeArchived")), mode=args.get("mode", "hybrid"))
+    try:
+        outcome = recall(ctx, args["query"], **options)
+    except Exception as exc:
+        if database_error(exc) is None:
+            raise
+        # Another writer holds the lock: the results can still be read, only the telemetry waits.
+        outcome = search(ctx, args["query"], **options)
+        outcome.notices.append("recall counts not updated: the database is locked by another writer")
+    data = outcome.to_json()
+    data["budget"] = None
+    return Reply(data, render_recall, ("results",),
+                 "ask for fewer results (`limit`), one `store`, or a more specific query")
+
+
+def _list(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.memories import list_memories
+
+    listing = list_memories(ctx, args.get("store"), branch=args.get("branch"), archived=bool(args.get("archived")))
+    return Reply(listing.to_json(), render_list, ("memories",), "pass `branch`, or use memory_recall to search")
+
+
+def _show(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.memories import show
+
+    memory = show(ctx, args["label"], args.get("store"))
+    return Reply({"memory": memory.public()}, render_show, (), "read it whole with `thatch show LABEL` in a shell")
+
+
+def _forget(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.memories import forget
+
+    return Reply({"forgotten": forget(ctx, args["label"], args.get("store")).brief()}, render_forget)
+
+
+def _stores(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.memories import stores
+
+    return Reply({"stores": [s.public() for s in stores(ctx)]}, render_stores, ("stores",), "")
+
+
+def _duplicates(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.dedup import DEFAULT_PAIR_LIMIT, duplicates
+
+    report = duplicates(ctx, args.get("store"), threshold=args.get("threshold"),
+                        limit=args.get("limit", DEFAULT_PAIR_LIMIT))
+    return Reply(report.to_json(), render_duplicates, ("clusters",), "raise `threshold` or lower `limit`")
+
+
+def _mark(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.dedup import mark
+
+    verdict = mark(ctx, args["label_a"], args["label_b"], args["status"], store=args.get("store"))
+    return Reply(verdict.to_json(), render_verdict)
+
+
+def _hygiene(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..errors import EXIT_ATTENTION, EXIT_OK
+    from ..ops.hygiene import DEFAULT_STALE_DAYS, report
+
+    found = report(ctx, args.get("store"), stale_days=args.get("stale_days", DEFAULT_STALE_DAYS))
+    data = found.to_json(EXIT_OK if found.clean else EXIT_ATTENTION)
+    return Reply(data, render_hygiene, ("duplicates", "stale"), "work through these first, then call it again")
+
+
+# -- the extraction queue (ops/extraction.py) --------------------------------------------
+
+
+def _drain_fetched(ctx: Context, state: Session) -> int:
+    """Drop what this server handed out with get_extraction_payload (up to
+    the last entry it gave each session): saving is what it was fetched for."""
+    from ..ops.extraction import Queue
+
+    drained = 0
+    for session in list(state.fetched):
+        through = state.fetched.pop(session, None)  # calls run in threads: another may have taken it
+        if through is not None:
+            drained += Queue(ctx.env, session).drain(through)
+    return drained
+
+
+def _payload(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.extraction import Queue
+
+    session = args["session_id"]
+    queue = Queue(ctx.env, session)
+    given, left, last = queue.take(max(1_000, state.max_chars * 3 // 4))
+    if given:
+        state.fetched[session] = max(last, state.fetched.get(session, 0))
+    data = {"session_id": session, "project_store": ctx.default_store(), "global_store": "global",
+            "interactions": [{k: e[k] for k in ("seq", "at", "tool", "title", "input", "output")} for e in given],
+            "remaining": left, "dropped": queue.read().get("dropped", 0)}
+    return Reply(data, render_payload, ("interactions",), "call get_extraction_payload again for the rest")
+
+
+def _done(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.extraction import Queue
+
+    session = args.get("session_id")
+    if session:
+        drained = Queue(ctx.env, session).drain()
+        state.fetched.pop(session, None)
+        sessions = [session]
+    else:
+        sessions = sorted(state.fetched)
+        drained = _drain_fetched(ctx, state)
+    return Reply({"drained": drained, "sessions": sessions}, render_done)
+
+
+SESSION = _text("The session id the extraction note gave (the session whose tool calls were queued).", minLength=1,
+                maxLength=500)
+
+TOOLS: list[Tool] = [
+    Tool(
+        "memory_remember",
+        "Save a memory: a labelled piece of knowledge for a future session with no context (a decision, a"
+        " convention, a fix that took effort, a preference or correction from the user). One topic per memory;"
+        " write it self-contained. Check memory_recall or memory_list first: to update a memory, pass"
+        " overwrite: true with the same label. Similar existing memories are reported after the save (it always"
+        " happens) so you can reconcile them.",
+        {
+            "label": _text("Short descriptive title; the same label in the same store is the same memory.",
+                           minLength=1, maxLength=validate.MAX_LABEL_CHARS),
+            "content": _text("The knowledge itself, understandable without this session.", minLength=1),
+            "store": _text("Store to write to: this project's by default; \"global\" for knowledge that holds"
+                           " across projects (user preferences, environment)."),
+            "branch": _text("Git branch to scope the memory to (work in progress); omit for project-wide."),
+            "confidence": {"type": "integer", "minimum": 1, "maximum": 10,
+                           "description": "How established it is, 1-10: 1-2 a single signal, 5-6 moderate, 9"
+                                          " stated by the user, 10 a hard constraint."},
+            "overwrite": {"type": "boolean", "description": "Replace the memory with this label if it exists."},
+            "archived": {"type": "boolean",
+                         "description": "Keep as a long-term record, left out of recall and hygiene. Required"
+                                        " when updating an archived memory: true keeps it archived, false"
+                                        " restores it."},
+        },
+        _remember, required=("label", "content"), read_only=False,
+        checks={**NAME_CHECKS, "content": validate.content, "confidence": validate.confidence},
+    ),
+    Tool(
+        "memory_recall",
+        "Search memories by meaning and by their words: this project's store and the global store together"
+        " unless `store` is given. Use it before answering anything the project or the user may have settled"
+        " before. Returns the best matches with their full content.",
+        {
+            "query": _text("What you are looking for, in natural language or exact identifiers.", minLength=1),
+            "store": _text("Search only this store (default: this project's store and global)."),
+            "branch": _text("Include this branch's memories instead of the current branch's."),
+            "limit": {"type": "integer", "minimum": 1, "maximum": RECALL_MAX_LIMIT,
+                      "description": "Most results to return (default 10)."},
+            "includeArchived": {"type": "boolean", "description": "Search archived memories too."},
+            "mode": {"type": "string", "enum": list(validate.MODES),
+                     "description": "Ranking: hybrid (default: meaning and exact words), semantic or lexical."},
+            "budget": {"type": "integer", "minimum": 1,
+                       "description": "Most characters to return; whole results are dropped from the end."},
+        },
+        _recall, required=("query",), wait_for_model=False,
+        checks={**NAME_CHECKS, "query": validate.query, "mode": validate.mode, "budget": validate.budget,
+                "limit": lambda value: validate.limit(value, RECALL_MAX_LIMIT, "limit")},
+    ),
+    Tool(
+        "memory_list",
+        "List the memories of a store (labels and metadata, no content): see what exists before reading"
+        " (memory_show) or writing (memory_remember).",
+        {
+            "store": _text("Store to list (default: this project's store)."),
+            "branch": _text("Only memories scoped to this branch."),
+            "archived": {"type": "boolean", "description": "List archived memories instead of live ones."},
+        },
+        _list, checks=NAME_CHECKS,
+    ),
+    Tool(
+        "memory_show",
+        "Read one memory in full by its label (this project's store first, then global).",
+        {"label": LABEL, "store": _text("Store to read from (default: this project's store, then global).")},
+        _show, required=("label",), checks=NAME_CHECKS,
+    ),
+    Tool(
+        "memory_forget",
+        "Delete one memory by label: when asked to forget something, or after merging duplicates.",
+        {"label": LABEL, "store": STORE},
+        _forget, required=("label",), read_only=False, checks=NAME_CHECKS,
+    ),
+    Tool(
+        "store_list",
+        "List every store with its number of memories. \"global\" always exists; project stores are created by"
+        " their first memory.",
+        {}, _stores,
+    ),
+    Tool(
+        "find_duplicates",
+        "Find clusters of near-duplicate memories (cosine similarity of their stored vectors) that may need"
+        " merging. Pairs already judged with dedup_mark_checked are skipped.",
+        {
+            "store": STORE,
+            "threshold": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+                          "description": "Similarity cut-off, above 0 and at most 1 (default 0.85)."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": validate.MAX_PAIR_LIMIT,
+                      "description": "Most pairs to report (default 200)."},
+        },
+        _duplicates,
+        checks={**NAME_CHECKS, "threshold": validate.threshold,
+                "limit": lambda value: validate.limit(value, validate.MAX_PAIR_LIMIT, "limit")},
+    ),
+    Tool(
+        "dedup_mark_checked",
+        "Record your verdict on a pair find_duplicates reported, so it is not reported again (until either"
+        " memory changes).",
+        {
+            "label_a": _text("Label of the first memory of the pair.", minLength=1),
+            "label_b": _text("Label of the second memory of the pair.", minLength=1),
+            "status": {"type": "string", "enum": list(validate.VERDICTS),
+                       "description": "duplicate, supplement, contradiction or unrelated."},
+            "store": STORE,
+        },
+        _mark, required=("label_a", "label_b", "status"), read_only=False,
+        checks={**NAME_CHECKS, "label_a": validate.label, "label_b": validate.label, "status": validate.status},
+    ),
+    Tool(
+        "memory_hygiene",
+        "Check a store's health: near-duplicate pairs, stale memories (neither updated nor recalled for"
+        " `stale_days`) and memories of git branches that no longer exist. Reports only; changes nothing.",
+        {
+            "store": STORE,
+            "stale_days": {"type": "integer", "minimum": 0,
+                           "description": "Days without an update or recall that make a memory stale (default 90)."},
+        },
+        _hygiene, checks={**NAME_CHECKS, "stale_days": validate.days},
+    ),
+    Tool(
+        "get_extraction_payload",
+        "Fetch the tool interactions queued for memory extraction in a session (what a [thatch] note asked"
+        " you to extract), oldest first, and mark them taken. Save what a future session needs with"
+        " memory_remember, then call extraction_done.",
+        {"session_id": SESSION},
+        _payload, required=("session_id",), read_only=False,
+    ),
+    Tool(
+        "extraction_done",
+        "Finish extraction: drop a session's queued tool interactions (give session_id), or, without it, the"
+        " ones this server handed out. Call it even when nothing was worth saving.",
+        {"session_id": {**SESSION, "description": "The session whose queue to drop; omit for what"
+                                                  " get_extraction_payload handed out here."}},
+        _done, read_only=False,
+    ),
+]
+
+BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}

@@ -1,0 +1,255 @@
+"""The extraction queue: tool calls an agent made, kept per session until
+the agent (or a sub-agent) reads them and saves what is worth keeping.
+
+Hooks append (`thatch buffer-batch`, `thatch buffer-tool`), the prompt hook
+counts what is pending to nudge the agent (`thatch flush-tools`), and the
+MCP tools hand the entries out (`get_extraction_payload`, which marks them
+taken) and drop them (`extraction_done`; a `memory_remember` seen by the
+hooks or made after a payload was fetched drains them too).
+
+One JSON file per session under the state directory's queue/ (0700), each
+0600, named by the session id with anything but letters, digits, `-` and
+`_` replaced (plus a hash of the id when that changed it, so two ids never
+share a file). Every change happens under an exclusive lock on the
+session's lock file and replaces the queue file whole (files.replace_atomically),
+so two hooks appending at once both land and a reader never sees half a
+file. Entries are trimmed (each input and output to MAX_FIELD_CHARS) and the
+queue is capped (MAX_ENTRIES, MAX_BYTES): the oldest are dropped first, and
+counted. Queues untouched for STALE_DAYS are deleted.
+
+Standard library only: the hooks that append run on every tool call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Iterator, Mapping
+
+MAX_ENTRIES = 50
+MAX_BYTES = 256 * 1024
+MAX_FIELD_CHARS = 2_000
+MAX_TITLE_CHARS = 120
+STALE_DAYS = 7
+LOCK_WAIT = 1.0
+# Meta-tools that only orchestrate (loading a skill, starting a sub-agent):
+# queueing them would feed the extraction nudge back into itself.
+SKIPPED_TOOLS = frozenset({"skill", "task", "agent"})
+# thatch's own MCP tools: never queued; these two drain the session's queue.
+OWN_TOOLS = frozenset({"memory_remember", "memory_recall", "memory_list", "memory_show", "memory_forget",
+                       "store_list", "find_duplicates", "dedup_mark_checked", "memory_hygiene",
+                       "get_extraction_payload", "extraction_done"})
+DRAINING_TOOLS = frozenset({"memory_remember", "extraction_done"})
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_SEPARATORS = re.compile(r"__|[:./]")
+_TITLE_KEYS = ("command", "file_path", "path", "pattern", "query", "url", "description", "prompt")
+
+
+def directory(env: Mapping[str, str]) -> Path:
+    from ..paths import state_dir
+
+    return state_dir(env) / "queue"
+
+
+def file_name(session_id: str) -> str | None:
+    """The queue's file name for a session id; None for a blank id."""
+    session_id = (session_id or "").strip()
+    if not session_id:
+        return None
+    safe = _UNSAFE.sub("_", session_id)[:80]
+    if safe != session_id:
+        safe += "-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return safe
+
+
+def own_tool(name: str) -> tuple[bool, bool]:
+    """(is thatch's own tool, drains the queue) for a host's tool name:
+    `mcp__thatch__memory_remember` (Claude Code), `MCP:memory_remember`, or
+    the bare name."""
+    parts = [p for p in _SEPARATORS.split(name.lower()) if p]
+    last = parts[-1] if parts else ""
+    ours = last in OWN_TOOLS and (len(parts) == 1 or "thatch" in parts or (len(parts) == 2 and parts[0] == "mcp"))
+    return ours, ours and last in DRAINING_TOOLS
+
+
+def trim(value: Any, limit: int = MAX_FIELD_CHARS) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"… [{len(text) - limit} more characters]"
+
+
+def title(tool: str, tool_input: Any) -> str:
+    if isinstance(tool_input, dict):
+        for key in _TITLE_KEYS:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value.strip():
+                return trim(f"{tool}: {' '.join(value.split())}", MAX_TITLE_CHARS)
+    return trim(tool, MAX_TITLE_CHARS)
+
+
+def interaction(tool: str, tool_input: Any, output: Any) -> dict:
+    return {"tool": trim(tool, 200), "title": title(tool, tool_input), "input": trim(tool_input),
+            "output": trim(output if output is not None else "")}
+
+
+class Queue:
+    """One session's queue."""
+
+    def __init__(self, env: Mapping[str, str], session_id: str) -> None:
+        name = file_name(session_id)
+        if name is None:
+            raise ValueError("a queue needs a session id")
+        self.session_id = session_id
+        self.dir = directory(env)
+        self.path = self.dir / f"{name}.json"
+        self.lock_path = self.dir / f"{name}.lock"
+
+    # -- reading and writing -------------------------------------------------------------
+
+    def read(self) -> dict:
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                state = json.load(fh)
+        except (OSError, ValueError):
+            state = None
+        if not isinstance(state, dict) or not isinstance(state.get("entries"), list):
+            state = {"session_id": self.session_id, "next": 1, "missed": 0, "dropped": 0, "entries": []}
+        return state
+
+    def _write(self, state: dict) -> None:
+        from ..files import replace_atomically
+
+        if not state["entries"]:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+            return
+        replace_atomically(self.path, json.dumps(state, ensure_ascii=False, separators=(",", ":")), 0o600)
+
+    def _locked(self):
+        """A context manager holding the session's lock (TimeoutError after LOCK_WAIT)."""
+        import fcntl
+        from contextlib import contextmanager
+
+        @contextmanager
+        def held() -> Iterator[None]:
+            _private_dir(self.dir)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                deadline = time.monotonic() + LOCK_WAIT
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() > deadline:
+                            raise TimeoutError(f"{self.lock_path} stayed locked") from None
+                        time.sleep(0.005)
+                os.utime(fd)  # in use: not stale
+                yield
+            finally:
+                os.close(fd)
+
+        return held()
+
+    # -- operations ------------------------------------------------------------------------
+
+    def append(self, interactions: list[dict], *, drain_first: bool = False) -> int:
+        """Queue `interactions` (from interaction()); with `drain_first`,
+        drop what was queued before them. Returns how many are queued."""
+        with self._locked():
+            state = self.read()
+            if drain_first:
+                state["entries"], state["missed"] = [], 0
+            now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            for item in interactions:
+                state["entries"].append({"seq": state["next"], "at": now, "taken": False, **item})
+                state["next"] += 1
+            _cap(state)
+            self._write(state)
+            count = len(state["entries"])
+        _forget_stale(self.dir)
+        return count
+
+    def pending(self) -> list[dict]:
+        return [e for e in self.read()["entries"] if not e.get("taken")]
+
+    def take(self, max_chars: int) -> tuple[list[dict], int, int]:
+        """(entries handed out, pending entries left, last seq handed out):
+        the oldest pending entries that fit in `max_chars` of JSON (at least
+        one), marked taken so the nudge stops asking for them."""
+        with self._locked():
+            state = self.read()
+            given, used, last = [], 0, 0
+            for entry in state["entries"]:
+                if entry.get("taken"):
+                    continue
+                size = len(json.dumps(entry, ensure_ascii=False))
+                if given and used + size > max_chars:
+                    break
+                entry["taken"] = True
+                given.append(entry)
+                used, last = used + size, entry["seq"]
+            state["missed"] = 0
+            self._write(state)
+            left = sum(1 for e in state["entries"] if not e.get("taken"))
+        return given, left, last
+
+    def drain(self, through: int | None = None) -> int:
+        """Drop the entries up to seq `through` (all of them when None); returns how many."""
+        with self._locked():
+            state = self.read()
+            kept = [e for e in state["entries"] if through is not None and e["seq"] > through]
+            dropped = len(state["entries"]) - len(kept)
+            state["entries"], state["missed"] = kept, 0
+            self._write(state)
+        return dropped
+
+    def nudged(self) -> int:
+        """Count one more nudge that found entries pending; returns how many came before it."""
+        with self._locked():
+            state = self.read()
+            before = state.get("missed", 0)
+            state["missed"] = before + 1
+            self._write(state)
+        return before
+
+
+def _cap(state: dict) -> None:
+    """Drop the oldest entries until at most MAX_ENTRIES remain in MAX_BYTES."""
+    entries = state["entries"]
+    sizes = [len(json.dumps(e, ensure_ascii=False)) + 1 for e in entries]
+    total = sum(sizes) + 200
+    while len(entries) > MAX_ENTRIES or (len(entries) > 1 and total > MAX_BYTES):
+        entries.pop(0)
+        total -= sizes.pop(0)
+        state["dropped"] = state.get("dropped", 0) + 1
+
+
+def _private_dir(path: Path) -> None:
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    if os.stat(path).st_mode & 0o077:
+        os.chmod(path, 0o700)
+
+
+def _forget_stale(path: Path) -> None:
+    cutoff = time.time() - STALE_DAYS * 86400
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return
+    for name in names:
+        target = os.path.join(path, name)
+        try:
+            if os.stat(target).st_mtime < cutoff:
+                os.unlink(target)
+        except OSError:
+            pass

@@ -1,0 +1,76 @@
+"""Which memories relate to a prompt, for the prompt hook's recall nudge.
+
+A telemetry-free search (ops.recall.search: no recall stamps, since the
+agent has not read anything yet) over the project store plus global, then a
+cut-off that means the same thing whatever else is in the store:
+
+- with the model (the warm daemon): the dense cosine between the prompt
+  and the memory, at or above THATCH_RECALL_THRESHOLD (default 0.55, the
+  original thatch's value, which was meant for cosine; the hybrid score
+  also counts shared words, which a prompt has with many memories;
+  bench/recall_threshold.py measures both on LoCoMo);
+- without it (daemon cold or off): the share of the prompt's term weight
+  a memory matches (bm25 divided by the prompt's summed idf), at or above
+  LEXICAL_THRESHOLD.
+
+recall's own relevance floor is not applied here: these cut-offs decide.
+"""
+
+from __future__ import annotations
+
+from ..context import Context
+from ..records import Memory
+from .recall import search
+
+DEFAULT_THRESHOLD = 0.55
+LEXICAL_THRESHOLD = 0.5
+MIN_PROMPT_CHARS = 10
+MAX_MATCHES = 5
+CANDIDATES = 10
+
+
+class Match:
+    __slots__ = ("memory", "score", "by")
+
+    def __init__(self, memory: Memory, score: float, by: str) -> None:
+        self.memory, self.score, self.by = memory, score, by  # by: "cosine" or "keywords"
+
+    def __repr__(self) -> str:
+        return f"Match({self.memory.label!r}, {self.score:.3f}, {self.by})"
+
+
+def threshold(env) -> float:
+    """THATCH_RECALL_THRESHOLD when it is a number in (0, 1], else the default."""
+    try:
+        value = float(env.get("THATCH_RECALL_THRESHOLD") or DEFAULT_THRESHOLD)
+    except ValueError:
+        return DEFAULT_THRESHOLD
+    return value if 0 < value <= 1 else DEFAULT_THRESHOLD
+
+
+def related(ctx: Context, prompt: str, *, cosine: float = DEFAULT_THRESHOLD, lexical: float = LEXICAL_THRESHOLD,
+            semantic: bool = True) -> list[Match]:
+    """The memories (best first, at most MAX_MATCHES) that relate to `prompt`
+    in the detected store and global; none for a prompt under
+    MIN_PROMPT_CHARS. `semantic` False ranks by keywords only (no model)."""
+    if len(prompt.strip()) < MIN_PROMPT_CHARS:
+        return []
+    outcome = search(ctx, prompt, limit=CANDIDATES, mode="hybrid" if semantic else "lexical", floor=0)
+    if outcome.mode != "lexical":
+        found = [Match(r.memory, r.ranked.dense, "cosine") for r in outcome.results
+                 if r.ranked.dense is not None and r.ranked.dense >= cosine]
+    else:
+        weight = _query_weight(ctx, outcome)
+        found = [Match(r.memory, min(1.0, r.ranked.lexical / weight), "keywords") for r in outcome.results
+                 if r.ranked.lexical is not None and weight > 0 and r.ranked.lexical / weight >= lexical]
+    found.sort(key=lambda m: (-m.score, m.memory.store, m.memory.slug))
+    return found[:MAX_MATCHES]
+
+
+def _query_weight(ctx: Context, outcome) -> float:
+    """The bm25 a memory matching every term of the query once would get
+    (storage/fulltext.query_weight, through the lexical ranker)."""
+    from ..ranking import lexical
+
+    return lexical.rank(ctx.db(), outcome.stores, outcome.query, branch=outcome.branch, include_archived=False,
+                        limit=1, weigh=True)[1]
