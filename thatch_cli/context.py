@@ -87,13 +87,12 @@ class Context:
 
     def db(self) -> "MemoryDB":
         if self._db is None:
-            from .retention import history_keep
             from .storage.memories import MemoryDB
 
             # Only the default location is created: a THATCH_DB naming a
             # directory that does not exist is a mistake to report.
             self._db = MemoryDB.open(self.db_path, create_parent=paths.db_is_default(self.env),
-                                     history_keep=lambda: history_keep(self.env))
+                                     history_keep=lambda: self.setting("history.keep"))
             self._adopt_model_paths()
         return self._db
 
