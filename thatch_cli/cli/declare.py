@@ -109,6 +109,7 @@ def command(name: str, *, group: str | None = None, examples: Sequence[str] = ()
 Json = Annotated[bool, Option("--json", help="Print JSON with stable keys (listed below); errors too.")]
 Store = Annotated[Optional[str], Option("--store", "-s", metavar="STORE",
                                         help="Store to use instead of the detected one (also THATCH_STORE).")]
+Label = Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the memory.")]
 StoreArg = Annotated[Optional[str], Argument(metavar="STORE", show_default=False,
                                              help="Store to use (the same as --store).")]
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from ..context import Context
-from .declare import FULL, Argument, Json, Store, StoreArg, command, pick_store
+from .declare import FULL, Argument, Json, Label, Store, StoreArg, command, pick_store
 from .output import Output
 
-Label = Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the memory.")]
 
 
 @command("edit", examples=[

@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 from ..context import Context
 from ..errors import InvalidInput
 from ..records import Memory, StoreSummary
-from .declare import BRIEF, FULL, Argument, Json, Option, Store, StoreArg, command, pick_store
+from .declare import BRIEF, FULL, Argument, Json, Label, Option, Store, StoreArg, command, pick_store
 from .output import Output
 from .render import esc, table, tsv
 
@@ -140,7 +140,7 @@ def list_(
 ], json=f"memory ({FULL}), notices")
 def show(
     ctx: Context, out: Output, *,
-    label: Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the memory.")],
+    label: Label,
     store_arg: StoreArg = None,
     store: Store = None,
     as_json: Json = False,
@@ -191,7 +191,7 @@ def _facts(memory: Memory) -> list[str]:
 ], json=f"forgotten ({BRIEF})")
 def forget(
     ctx: Context, out: Output, *,
-    label: Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the memory.")],
+    label: Label,
     store_arg: StoreArg = None,
     store: Store = None,
     as_json: Json = False,
