@@ -3,9 +3,10 @@ escaping, plurals, and the short labels lists people read."""
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
-from ..textsafe import one_line, visible
+from ..textsafe import visible
 from .output import Output
 
 
@@ -32,7 +33,19 @@ def tsv(out: Output, rows: Sequence[Sequence[object]]) -> None:
     """The rows of a table as tab-separated lines, for pipes and NO_COLOR-less
     scripts: the terminal table's columns, no header, one record per line
     (each field on one line, so `cut -f` and `awk -F'\t'` can rely on it)."""
-    out.lines(["\t".join(one_line("" if field is None else str(field)) for field in row) for row in rows])
+    out.lines([_tsv_line(row) for row in rows])
+
+
+def _tsv_line(row: Sequence[object]) -> str:
+    line = "\t".join("" if field is None else str(field) for field in row)
+    if line.count("\t") == len(row) - 1 and _LINE_BREAKS.search(line) is None:
+        return line  # the common case: no field holds a tab or a line break
+    return "\t".join("" if field is None else _BREAKS.sub(" ", str(field)) for field in row)
+
+
+# A field's own line breaks and tabs become spaces (out.lines escapes any other control character).
+_BREAKS = re.compile("[\t\n\r\v\f]")
+_LINE_BREAKS = re.compile("[\n\r\v\f]")
 
 
 def plural(count: int, one: str, many: str) -> str:
