@@ -28,6 +28,9 @@ UNIQUE = 10_000
 NOISE = 0.02
 SEED = 20261130
 GENERATOR_VERSION = 1
+# 2: rows name the model as thatch does (its identity, not the folder's path), so
+# a freshly built database ranks by meaning without needing an upgrade first.
+DB_VERSION = 2
 STORE = "bench/widget"
 GLOBAL_NOTES = 200
 
@@ -155,14 +158,17 @@ def unique_vectors(model=None, log=print):
     return matrix, elapsed
 
 
-def build_db(path: Path, size: int, vectors, model_name: str) -> None:
+def build_db(path: Path, size: int, vectors, model: str) -> None:
     """A thatch database with `size` memories in STORE plus GLOBAL_NOTES in
     global, written through thatch's own schema (triggers keep FTS and the
     store versions current)."""
     import numpy as np
 
     sys.path.insert(0, str(HERE.parent))
+    from thatch_cli.embeddings import model_identity
     from thatch_cli.storage.memories import MemoryDB
+
+    model_name = model_identity(model, os.environ)
 
     notes = unique_notes()
     rng = random.Random(SEED + size)
@@ -210,15 +216,25 @@ def build_db(path: Path, size: int, vectors, model_name: str) -> None:
     os.replace(tmp, path)
 
 
-def database(size: int, vectors, model_name: str, log=print) -> Path:
-    """The cached benchmark database of `size` memories (built on first use)."""
+def database(size: int, vectors, model: str, log=print) -> Path:
+    """The cached benchmark database of `size` memories (built on first use),
+    its vectors recorded as embedded by `model` (a folder or hub id)."""
     CACHE.mkdir(exist_ok=True)
-    path = CACHE / f"db-{size}-g{GENERATOR_VERSION}.sqlite"
+    path = CACHE / f"db-{size}-g{GENERATOR_VERSION}-d{DB_VERSION}.sqlite"
     if not path.exists():
         started = time.perf_counter()
-        build_db(path, size, vectors, model_name)
+        build_db(path, size, vectors, model)
         log(f"built {path.name} in {time.perf_counter() - started:.1f}s")
     return path
+
+
+def check_semantic(recall_json: str, size: int) -> None:
+    """Stop the benchmark when a recall did not rank by meaning (no vectors
+    of the model, a daemon that failed): its timings would measure the
+    keyword fallback instead."""
+    answer = json.loads(recall_json)
+    if answer.get("mode") != "hybrid" or not any(r.get("scores", {}).get("dense") for r in answer["results"]):
+        raise SystemExit(f"recall over {size:,} memories did not rank by meaning: {answer.get('notices')}")
 
 
 def scratch_copy(path: Path, name: str) -> Path:

@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         queries = iter(corpus.QUERIES * 1000)
         for size in sizes:
             size_env = {**env, "THATCH_DB": str(dbs[size])}
-            bench.run([*THATCH, "recall", "warm the cache"], size_env)
+            warmed = bench.run([*THATCH, "recall", "--json", "--floor", "0", "warm the cache"], size_env)[1]
+            corpus.check_semantic(warmed, size)
             server = Server(size_env, workdir)
             servers.append(server)
             server.handshake()

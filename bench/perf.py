@@ -171,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         bench.run([*THATCH, "daemon", "start"])
         for size in sizes:
             size_env = {**env, "THATCH_DB": str(dbs[size])}
-            bench.run([*THATCH, "recall", "warm the cache"], size_env)
+            warmed = bench.run([*THATCH, "recall", "--json", "--floor", "0", "warm the cache"], size_env)[1]
+            corpus.check_semantic(warmed, size)
             label = corpus.unique_notes()[0][0]
             times = bench.series({
                 "list": lambda: bench.run([*THATCH, "list"], size_env)[0],

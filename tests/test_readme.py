@@ -1,7 +1,12 @@
 """The README's two opening commands are real: CI runs the second verbatim."""
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,3 +37,33 @@ def test_versions_agree():
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["version"] == __version__
+
+
+def _readme_python() -> str:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Using thatch from Python", 1)[1]
+    return re.search(r"```python\n(.+?)\n```", section, flags=re.S).group(1)
+
+
+@pytest.mark.model
+def test_readme_python_example_runs(isolated_env, minilm_path):
+    """The library example, verbatim, in a fresh process: it saves, finds the
+    note by meaning (no shared word), and forgets it."""
+    home = Path(isolated_env["HOME"])
+    (home / "src" / "widget").mkdir(parents=True)
+    env = {**os.environ, "THATCH_MODEL": minilm_path, "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-c", _readme_python()], env=env, cwd=home,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "created"
+    score, store, label = lines[1].split(" ", 2)
+    assert (store, label) == ("widget", "Release process") and 0.3 <= float(score) <= 1
+    assert "release-process" not in _slugs(home / "notes.db")
+
+
+def _slugs(db: Path) -> set[str]:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        return {row[0] for row in conn.execute("SELECT slug FROM entries")}
