@@ -576,3 +576,42 @@ def test_alternating_models_do_not_restart_the_daemon_every_call(daemon_env):
             assert "serves another model and was replaced moments ago" in err
     assert status(other)["pid"] == serving["pid"]
     assert daemon_pids(daemon_env) == [serving["pid"]]
+
+
+def test_the_daemon_never_creates_or_migrates_a_file_it_is_named(daemon_env, tmp_path):
+    """A same-user client naming a missing file or a foreign SQLite file gets
+    a `database` error; the file is not created, and a foreign or older
+    database keeps its bytes (no journal switch, no thatch tables)."""
+    import sqlite3
+
+    from thatch_cli.daemon.client import Client
+
+    seed(daemon_env)
+    thatch(daemon_env, "daemon", "start")
+    missing = tmp_path / "missing.db"
+    foreign = tmp_path / "foreign.db"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE entries (slug TEXT, store TEXT, label TEXT, content TEXT, embedding BLOB)")
+    conn.execute("INSERT INTO entries VALUES ('a', 'acme/widget', 'a', 'someone else''s data', NULL)")
+    conn.commit()
+    conn.close()
+    before = foreign.read_bytes()
+
+    client = Client(daemon_env, autostart=False)
+
+    def search(db: Path | str) -> dict:
+        return client.call("search", db=str(db), stores=["acme/widget"], query="publish", passage=None, branch=None,
+                           include_archived=False, limit=5, exclude=[], min_score=None, any_branch=False,
+                           wait=True)[0]
+
+    try:
+        for path in (missing, foreign):
+            with pytest.raises(protocol.ErrorReply) as refused:
+                search(path)
+            assert refused.value.code == "database", refused.value.message
+        assert search(daemon_env["THATCH_DB"])["hits"]  # still serving its real database
+    finally:
+        client.close()
+    assert not missing.exists()
+    assert foreign.read_bytes() == before
+    assert not Path(f"{foreign}-wal").exists()

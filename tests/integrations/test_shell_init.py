@@ -312,6 +312,48 @@ def test_hook_in_a_real_shell(shell, world):
         sh.close()
 
 
+# Branch names git accepts that a careless hook would run as code or as a format.
+CRAFTED_BRANCHES = [
+    "$(touch${IFS}pwned-a)", "`touch${IFS}pwned-b`", "x;touch${IFS}pwned-c", "x'$(touch${IFS}pwned-d)'",
+    'x"$(touch${IFS}pwned-e)"', "x|touch${IFS}pwned-f", "x&&touch${IFS}pwned-g", "x>pwned-h", "%n%s%x",
+    "(touch${IFS}pwned-i)", "x$IFS$(id)", "{touch,pwned-j}", "!!x",
+]
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_crafted_branch_names_are_shown_never_run(shell, world):
+    """Switching to each crafted branch, the shell hook prints its name as
+    text: no command in it runs, nothing is written, the shell keeps going."""
+    if not shutil.which(shell):
+        pytest.skip(f"{shell} not installed")
+    repo = world["repo"]
+    db = MemoryDB.open(Path(os.environ["THATCH_DB"]))
+    for i, branch in enumerate(CRAFTED_BRANCHES):
+        git(repo, "branch", branch)
+        db.save(Memory(store="acme/widget", slug=f"crafted-{i}", label=f"Crafted {i}", content="z", branch=branch,
+                       created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z"),
+                overwrite=False, archived=None)
+    db.close()
+    syntax = SHELL_SYNTAX[shell]
+    script = world["tmp"] / f"init.{shell}"
+    script.write_text(shellinit.render(shell, world["exe"]))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("THATCH_QUIET", "PROMPT_COMMAND"))}
+    env.update(TERM="dumb", HISTFILE=os.devnull)
+    sh = PtyShell(syntax["argv"], env, repo, syntax["status"])
+    q = shellinit.quote
+    try:
+        sh.run(syntax["source"].format(path=q(shell, str(script))))
+        for branch in CRAFTED_BRANCHES:
+            out, status = sh.run(f"git switch -q {q(shell, branch)}")
+            assert status == 0, out
+            shown = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("thatch: ")]
+            assert shown == [f"thatch: 1 memory on {branch} in acme/widget (thatch list --this-branch)"], out
+    finally:
+        sh.close()
+    assert sorted(p.name for p in world["tmp"].rglob("pwned*")) == []
+    assert sorted(p.name for p in Path(env.get("HOME", "/nonexistent")).glob("pwned*")) == []
+
+
 def test_prompt_process_protocol(world):
     """The state line comes back first; the summary only when it changed."""
     env = {**os.environ}
