@@ -1,0 +1,75 @@
+"""Stored text that another program wrote (the original thatch, any SQL)
+can hold escape sequences in labels, content, branch and store names. Every
+command shows them escaped, on a terminal and in a pipe; JSON keeps the
+exact text."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+import pytest
+
+from helpers import thatch_pty, thatch_process
+
+LABEL = "Evil\x1b]0;owned\x07 label"
+BRANCH = "feat\x1b[31m-x"
+CONTENT = "clear \x1b[2J screen \x9b31m c1 \x7f del"
+STORE = "evil\x1b]0;t\x07/repo"
+# What must never reach the reader raw (NO_COLOR keeps rich's own colour codes out).
+RAW = ("\x1b]", "\x07", "\x1b[2J", "\x9b", "\x7f", "\x1b[31m")
+
+
+@pytest.fixture
+def hostile(isolated_env, tmp_path):
+    env = {**os.environ, "THATCH_MODEL": "fake:64", "THATCH_STORE": "acme/widget", "NO_COLOR": "1",
+           "TERM": "xterm-256color",
+           "THATCH_DUPLICATE_THRESHOLD": "0.5"}  # the fake embedder's near-duplicates score lower
+    for label in ("Deploy notes", "Deploy notes again", "Elsewhere"):
+        done = thatch_process(["remember", label, "deploys go out on tuesdays"], env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    assert thatch_process(["remember", "Deploy notes", "deploys go out on thursdays", "--overwrite"],
+                          env=env, cwd=tmp_path).returncode == 0
+    # What the original thatch, or any program with the file, could have written.
+    with sqlite3.connect(env["THATCH_DB"]) as conn:
+        conn.execute("UPDATE entries SET label = ?, content = ? WHERE slug = 'deploy-notes'",
+                     (LABEL, f"# {LABEL}\n\n{CONTENT}"))
+        conn.execute("UPDATE entries SET branch = ? WHERE slug = 'deploy-notes-again'", (BRANCH,))
+        conn.execute("INSERT INTO stores (name) VALUES (?)", (STORE,))
+        conn.execute("UPDATE entries SET store = ? WHERE slug = 'elsewhere'", (STORE,))
+    return env, tmp_path
+
+
+COMMANDS = [
+    ["list"],
+    ["show", "deploy-notes"],
+    ["recall", "clear", "screen", "--floor", "0", "--all-stores"],
+    ["stores"],
+    ["hygiene"],
+    ["duplicates"],
+    ["history", "deploy-notes"],
+    ["remember", "Deploy copy", "deploys go out on tuesdays"],
+]
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a[:2]))
+def test_every_command_escapes_stored_control_characters(hostile, args):
+    env, cwd = hostile
+    piped = thatch_process(args, env=env, cwd=cwd)
+    code, on_terminal = thatch_pty(args, env=env, cwd=cwd)
+    for where, text in (("piped", piped.stdout + piped.stderr), ("terminal", on_terminal)):
+        assert not any(raw in text for raw in RAW), f"{where}: {text!r}"
+        assert "Traceback" not in text
+    shown = piped.stdout + piped.stderr
+    assert "\\x1b" in shown or "\\x9b" in shown, f"the hostile text was not shown at all: {shown!r}"
+
+
+def test_json_keeps_the_exact_text(hostile):
+    env, cwd = hostile
+    evil = json.loads(thatch_process(["show", "deploy-notes", "--json"], env=env, cwd=cwd).stdout)["memory"]
+    assert (evil["label"], evil["content"]) == (LABEL, CONTENT)
+    listed = json.loads(thatch_process(["list", "--json"], env=env, cwd=cwd).stdout)["memories"]
+    assert BRANCH in [m["branch"] for m in listed]
+    stores = json.loads(thatch_process(["stores", "--json"], env=env, cwd=cwd).stdout)["stores"]
+    assert STORE in [s["name"] for s in stores]
