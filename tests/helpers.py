@@ -276,6 +276,18 @@ def thatch_pty(args, *, env: dict[str, str], cwd: Path | None = None, timeout: f
     """`python -m thatch_cli ARGS` on a pseudo-terminal (stdin, stdout and
     stderr all a terminal, as for a person typing): (exit code, everything
     it printed, with the terminal's CRLF turned back into LF)."""
+    code, _, screen = _on_a_terminal(args, env, cwd, timeout, rows, cols, stdout_to_pipe=False)
+    return code, screen.replace("\r\n", "\n")
+
+
+def thatch_stderr_pty(args, *, env: dict[str, str], cwd: Path | None = None,
+                      timeout: float = 120) -> tuple[int, str, str]:
+    """`python -m thatch_cli ARGS` with stderr on a pseudo-terminal and stdout
+    a pipe: (exit code, stdout, everything the terminal received, raw)."""
+    return _on_a_terminal(args, env, cwd, timeout, 40, 100, stdout_to_pipe=True)
+
+
+def _on_a_terminal(args, env, cwd, timeout, rows, cols, *, stdout_to_pipe: bool) -> tuple[int, str, str]:
     import fcntl
     import pty
     import select
@@ -284,7 +296,9 @@ def thatch_pty(args, *, env: dict[str, str], cwd: Path | None = None, timeout: f
 
     main_fd, child_fd = pty.openpty()
     fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "thatch_cli", *args], stdin=child_fd, stdout=child_fd,
+    stdin = subprocess.DEVNULL if stdout_to_pipe else child_fd
+    stdout = subprocess.PIPE if stdout_to_pipe else child_fd
+    proc = subprocess.Popen([sys.executable, "-m", "thatch_cli", *args], stdin=stdin, stdout=stdout,
                             stderr=child_fd, env=env, cwd=cwd, close_fds=True, start_new_session=True)
     os.close(child_fd)
     chunks, deadline = [], time.monotonic() + timeout
@@ -301,8 +315,12 @@ def thatch_pty(args, *, env: dict[str, str], cwd: Path | None = None, timeout: f
         elif proc.poll() is not None:
             break
     os.close(main_fd)
+    out = ""
+    if stdout_to_pipe:
+        out = proc.stdout.read().decode()
+        proc.stdout.close()
     code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-    return code, b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    return code, out, b"".join(chunks).decode("utf-8", "replace")
 
 
 # -- MCP ---------------------------------------------------------------------------------

@@ -6,42 +6,12 @@ from __future__ import annotations
 
 import io
 import os
-import pty
-import select
-import subprocess
-import sys
 
 import pytest
 
 from thatch_cli.cli.waiting import Spinner, wanted
 
-from helpers import stop_all
-
-
-def run_on_a_terminal(args: list[str], env: dict, cwd) -> tuple[int, str, str]:
-    """`thatch ARGS` with stderr on a pseudo-terminal (stdout a pipe): exit
-    code, stdout, and everything the terminal received."""
-    master, slave = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "thatch_cli", *args], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=slave, env=env, cwd=cwd)
-    os.close(slave)
-    screen = b""
-    while True:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            screen += chunk
-        elif process.poll() is not None:
-            break
-    os.close(master)
-    out = process.stdout.read().decode()
-    process.stdout.close()
-    return process.wait(timeout=120), out, screen.decode(errors="replace")
+from helpers import stop_all, thatch_stderr_pty
 
 
 QUERY = ["recall", "upload", "the", "wheel", "with", "twine"]
@@ -67,7 +37,7 @@ def remembered(tmp_path, minilm_path, isolated_env):
 
 @pytest.mark.model
 def test_a_cold_recall_shows_what_it_waits_for_then_erases_it(remembered, tmp_path):
-    code, out, screen = run_on_a_terminal(QUERY, remembered, tmp_path)
+    code, out, screen = thatch_stderr_pty(QUERY, env=remembered, cwd=tmp_path)
     assert code == 0 and "Release process" in out
     assert "thatch: loading the embedding model…" in screen
     after_last_frame = screen.rsplit("s\x1b[K", 1)[1]
@@ -80,11 +50,11 @@ def test_a_cold_recall_shows_what_it_waits_for_then_erases_it(remembered, tmp_pa
 def test_waiting_for_the_daemon_shows_too(remembered, tmp_path):
     env = {**remembered, "THATCH_DAEMON": "1"}
     try:
-        code, out, screen = run_on_a_terminal([*QUERY, "--json"], env, tmp_path)
+        code, out, screen = thatch_stderr_pty([*QUERY, "--json"], env=env, cwd=tmp_path)
         assert code == 0 and "Release process" in out
         assert "loading" not in screen and "waiting" not in screen  # --json: never
         stop_all(env)
-        code, out, screen = run_on_a_terminal(QUERY, env, tmp_path)
+        code, out, screen = thatch_stderr_pty(QUERY, env=env, cwd=tmp_path)
         assert code == 0 and "Release process" in out
         assert "thatch: waiting for the background model process…" in screen
     finally:
