@@ -1,5 +1,5 @@
-"""Small files: the package's templates and its exported CLI spec, and
-replacing files safely."""
+"""Small files: the package's templates and its exported CLI spec,
+replacing files safely, and the JSON files thatch keeps as caches and state."""
 
 from __future__ import annotations
 
@@ -61,3 +61,30 @@ def replace_atomically(path: Path, text: str, mode: int) -> None:
     leaves no temporary file behind."""
     with atomic_writer(path, mode) as fh:
         fh.write(text)
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object stored at `path`, or {} when the file is missing,
+    unreadable, malformed or holds something else: these files are caches
+    and state thatch can rebuild, never a reason to fail."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_json_cache(path: Path, data: Any) -> None:
+    """Store `data` at `path` (0600, in a 0700 directory made as needed),
+    atomically; a failure is ignored, as for any cache (last writer wins)."""
+    import json
+
+    path = Path(path)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        replace_atomically(path, json.dumps(data), 0o600)
+    except OSError:
+        pass

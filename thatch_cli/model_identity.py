@@ -88,28 +88,15 @@ def local_identity(folder: str | os.PathLike, cache: Path | None = None) -> str:
 
 
 def _read_cache(cache: Path | None) -> dict[str, Any]:
-    if cache is None:
-        return {}
-    import json
+    from .files import read_json_object
 
-    try:
-        with open(cache, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_json_object(cache) if cache is not None else {}
 
 
 def _write_cache(cache: Path, entries: dict[str, Any]) -> None:
-    import json
+    from .files import write_json_cache
 
-    from .files import replace_atomically
-
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        replace_atomically(cache, json.dumps(dict(list(entries.items())[-64:])), 0o600)
-    except OSError:
-        pass  # a cache: recomputing is always possible
+    write_json_cache(cache, dict(list(entries.items())[-64:]))
 
 
 def remembered(cache: Path | None, key: str, compute):

@@ -6,12 +6,11 @@ hot paths and must stay dulwich-free when its cache answers.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 
-from ..files import replace_atomically
+from ..files import read_json_object, write_json_cache
 from . import gitfs
 
 __all__ = [
@@ -145,12 +144,8 @@ class IdentityCache:
         self.path = Path(path)
 
     def _load(self) -> dict[str, dict]:
-        try:
-            with open(self.path, encoding="utf-8") as f:
-                data = json.load(f)
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(data, dict) or data.get("version") != self.VERSION:
+        data = read_json_object(self.path)
+        if data.get("version") != self.VERSION:
             return {}
         entries = data.get("entries")
         return entries if isinstance(entries, dict) else {}
@@ -168,13 +163,7 @@ class IdentityCache:
         entries[key] = {"stamp": list(stamp), "store": store}
         while len(entries) > self.MAX_ENTRIES:
             del entries[next(iter(entries))]
-        payload = json.dumps({"version": self.VERSION, "entries": entries})
-        try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            # Last writer wins, which is fine for a cache.
-            replace_atomically(self.path, payload, 0o600)
-        except OSError:
-            pass
+        write_json_cache(self.path, {"version": self.VERSION, "entries": entries})
 
 
 def resolve_store(cwd: Path, cache_path: Path | None) -> str:

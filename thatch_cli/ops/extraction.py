@@ -114,12 +114,10 @@ class Queue:
     # -- reading and writing -------------------------------------------------------------
 
     def read(self) -> dict:
-        try:
-            with open(self.path, encoding="utf-8") as fh:
-                state = json.load(fh)
-        except (OSError, ValueError):
-            state = None
-        if not isinstance(state, dict) or not isinstance(state.get("entries"), list):
+        from ..files import read_json_object
+
+        state = read_json_object(self.path)
+        if not isinstance(state.get("entries"), list):
             state = {"session_id": self.session_id, "next": 1, "missed": 0, "dropped": 0, "entries": []}
         return state
 

@@ -10,7 +10,6 @@ write is ignored and a missing or unreadable file means "not counted yet".
 
 from __future__ import annotations
 
-import json
 import os
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
 if TYPE_CHECKING:
@@ -31,32 +30,21 @@ def _key(db_path: Path, store: str) -> str:
     return f"{os.path.abspath(db_path)}\t{store}"
 
 
-def _load(path: Path) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def record(env: Mapping[str, str], db_path: Path, store: str, version: int, pairs: int, checked_at: str) -> None:
-    from ..files import replace_atomically
+    from ..files import read_json_object, write_json_cache
 
     path = _path(env)
-    data = _load(path)
+    data = read_json_object(path)
     data[_key(db_path, store)] = {"pairs": pairs, "version": version, "checked_at": checked_at}
     if len(data) > MAX_STORES:  # the oldest checks go first
         for key in sorted(data, key=lambda k: str(data[k].get("checked_at")))[: len(data) - MAX_STORES]:
             del data[key]
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        replace_atomically(path, json.dumps(data, indent=1, sort_keys=True), 0o600)
-    except OSError:
-        pass
+    write_json_cache(path, data)
 
 
 def lookup(env: Mapping[str, str], db_path: Path, store: str) -> dict | None:
     """{"pairs", "version", "checked_at"} of the store's last count, or None."""
-    found = _load(_path(env)).get(_key(db_path, store))
+    from ..files import read_json_object
+
+    found = read_json_object(_path(env)).get(_key(db_path, store))
     return found if isinstance(found, dict) and isinstance(found.get("pairs"), int) else None
