@@ -45,7 +45,7 @@ def test_buffer_nudge_fetch_remember_drained(project, isolated_env):
     assert fetched["remaining"] == 0
     assert after_fetch.startswith("[thatch] After responding")  # taken: no more extraction nudge
     assert not save_error and "2 queued tool interaction(s)" in saved["notices"][-1]
-    assert Queue(env, session).read()["entries"] == [] and not Queue(env, session).path.exists()
+    assert Queue(env, session).read()["entries"] == [] and Queue(env, session).read()["next"] == 3
     assert empty["interactions"] == [] and done == {"drained": 0, "sessions": [session]}
 
 
@@ -73,3 +73,19 @@ def test_a_missing_session_id_is_refused(project):
 
     is_error, data = anyio.run(scenario)
     assert is_error and data["error"]["message"] == "get_extraction_payload needs the argument 'session_id'"
+
+
+def test_a_capped_payload_leaves_what_it_did_not_show_pending(project, isolated_env):
+    env = mcp_env(CLAUDE_PROJECT_DIR=str(project))
+    queue = Queue(env, "small")
+    queue.append([{"tool": "Read", "title": f"Read: f{i}", "input": f"f{i}", "output": "y" * 300}
+                  for i in range(6)])
+
+    async def scenario():
+        async with mcp_session(env, "--max-chars", "1000") as session_:
+            return call_json(await session_.call_tool("get_extraction_payload", {"session_id": "small"}))
+
+    error, fetched = anyio.run(scenario)
+    shown = len(fetched["interactions"])
+    assert not error and 1 <= shown < 6
+    assert fetched["remaining"] == 6 - shown == len(queue.pending())

@@ -72,7 +72,30 @@ def test_take_marks_taken_and_drain_drops(env):
     add(queue, "d")
     assert queue.drain(through=last) == 2
     assert [e["title"] for e in queue.pending()] == ["Bash: c", "Bash: d"]
-    assert queue.drain() == 2 and not queue.path.exists()
+    assert queue.drain() == 2 and queue.pending() == []
+    add(queue, "e")  # numbering never starts over: a server may still remember seq 2
+    assert [e["seq"] for e in queue.read()["entries"]] == [5]
+
+
+def test_a_save_drops_what_was_handed_out_and_keeps_what_was_not(env):
+    """Mid-extraction (a sub-agent fetching page by page), a save answers the
+    page it read; the pages not fetched yet stay. A save with nothing handed
+    out answers everything queued (the agent saw those calls itself)."""
+    queue = Queue(env, "pages")
+    add(queue, "a", "b", "c")
+    queue.take(max_chars=200)
+    queue.append([], drain_first=True)
+    assert [e["title"] for e in queue.pending()] == ["Bash: b", "Bash: c"] and len(queue.read()["entries"]) == 2
+    queue.append([], drain_first=True)
+    assert queue.read()["entries"] == []
+
+
+def test_drain_through_keeps_what_was_never_handed_out(env):
+    queue = Queue(env, "release")
+    add(queue, "a", "b", "c")
+    given, _, last = queue.take(max_chars=10_000)
+    queue.release({given[-1]["seq"]})  # left out of a capped reply
+    assert queue.drain(through=last) == 2 and [e["title"] for e in queue.pending()] == ["Bash: c"]
 
 
 def test_thatch_tools_are_recognised_by_every_host_naming():

@@ -16,7 +16,7 @@ from .. import validate
 from ..context import Context
 from .render import (render_done, render_duplicates, render_forget, render_hygiene, render_list, render_payload,
                      render_recall, render_remember, render_show, render_stores, render_verdict)
-from .results import Reply
+from .results import Reply, cap
 
 RECALL_MAX_LIMIT = 20  # the original's cap on memory_recall's limit
 
@@ -166,13 +166,20 @@ def _payload(ctx: Context, args: dict, state: Session) -> Reply:
 
     session = args["session_id"]
     queue = Queue(ctx.env, session)
-    given, left, last = queue.take(max(1_000, state.max_chars * 3 // 4))
-    if given:
-        state.fetched[session] = max(last, state.fetched.get(session, 0))
+    given, left, _last = queue.take(state.max_chars)
     data = {"session_id": session, "project_store": ctx.default_store(), "global_store": "global",
             "interactions": [{k: e[k] for k in ("seq", "at", "tool", "title", "input", "output")} for e in given],
             "remaining": left, "dropped": queue.read().get("dropped", 0)}
-    return Reply(data, render_payload, ("interactions",), "call get_extraction_payload again for the rest")
+    reply = cap(Reply(data, render_payload, ("interactions",), "call get_extraction_payload again for the rest"),
+                state.max_chars)
+    # What the cap left out was never seen: it stays pending for the next call.
+    shown = {e["seq"] for e in reply.data["interactions"]}
+    if len(shown) < len(given):
+        queue.release({e["seq"] for e in given} - shown)
+        reply.data["remaining"] = left + len(given) - len(shown)
+    if shown:
+        state.fetched[session] = max(max(shown), state.fetched.get(session, 0))
+    return reply
 
 
 def _done(ctx: Context, args: dict, state: Session) -> Reply:

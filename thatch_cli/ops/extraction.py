@@ -124,12 +124,8 @@ class Queue:
     def _write(self, state: dict) -> None:
         from ..files import replace_atomically
 
-        if not state["entries"]:
-            try:
-                os.unlink(self.path)
-            except FileNotFoundError:
-                pass
-            return
+        # An empty queue keeps its file: its sequence numbers must never start
+        # over while a server still remembers the last one it handed out.
         replace_atomically(self.path, json.dumps(state, ensure_ascii=False, separators=(",", ":")), 0o600)
 
     def _locked(self):
@@ -161,12 +157,16 @@ class Queue:
     # -- operations ------------------------------------------------------------------------
 
     def append(self, interactions: list[dict], *, drain_first: bool = False) -> int:
-        """Queue `interactions` (from interaction()); with `drain_first`,
-        drop what was queued before them. Returns how many are queued."""
+        """Queue `interactions` (from interaction()); with `drain_first` (the
+        agent saved a memory), first drop what was handed out for extraction,
+        or everything queued when nothing was (the agent saved on its own from
+        calls it saw). Returns how many are queued."""
         with self._locked():
             state = self.read()
             if drain_first:
-                state["entries"], state["missed"] = [], 0
+                handed_out = any(e.get("taken") for e in state["entries"])
+                state["entries"] = [e for e in state["entries"] if handed_out and not e.get("taken")]
+                state["missed"] = 0
             now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             for item in interactions:
                 state["entries"].append({"seq": state["next"], "at": now, "taken": False, **item})
@@ -201,11 +201,22 @@ class Queue:
             left = sum(1 for e in state["entries"] if not e.get("taken"))
         return given, left, last
 
-    def drain(self, through: int | None = None) -> int:
-        """Drop the entries up to seq `through` (all of them when None); returns how many."""
+    def release(self, seqs: set[int]) -> None:
+        """Hand entries back (taken, then left out of a reply): pending again."""
         with self._locked():
             state = self.read()
-            kept = [e for e in state["entries"] if through is not None and e["seq"] > through]
+            for entry in state["entries"]:
+                if entry["seq"] in seqs:
+                    entry["taken"] = False
+            self._write(state)
+
+    def drain(self, through: int | None = None) -> int:
+        """Drop the entries handed out up to seq `through` (every entry when
+        None); returns how many."""
+        with self._locked():
+            state = self.read()
+            kept = [e for e in state["entries"]
+                    if through is not None and (e["seq"] > through or not e.get("taken"))]
             dropped = len(state["entries"]) - len(kept)
             state["entries"], state["missed"] = kept, 0
             self._write(state)
