@@ -99,14 +99,15 @@ def identity_cache(env: Mapping[str, str]) -> Path:
     return cache_dir(env) / "models.json"
 
 
-def model_identity(name: str, env: Mapping[str, str]) -> str:
+def model_identity(name: str, env: Mapping[str, str], *, compute: bool = True) -> str | None:
     """What `name` (THATCH_MODEL's value: a hub id, a local folder, or
-    fake:DIM) identifies, without loading it."""
+    fake:DIM) identifies, without loading it; None when that would mean
+    fingerprinting a folder not seen before and `compute` is False."""
     if name.startswith("fake:"):
         return name
     path = os.path.expanduser(name)
     if os.path.isdir(path):
-        return local_identity(path, identity_cache(env))
+        return local_identity(path, identity_cache(env), compute=compute)
     return name.strip()
 
 

@@ -65,11 +65,13 @@ def _fingerprint(folder: Path, files: list[tuple[str, os.stat_result]]) -> str:
     return digest.hexdigest()[:12]
 
 
-def local_identity(folder: str | os.PathLike, cache: Path | None = None) -> str:
+def local_identity(folder: str | os.PathLike, cache: Path | None = None, *, compute: bool = True) -> str | None:
     """The identity of a local model folder: its declared name, plus (unless
     it is a hub cache snapshot, named by its hub id) a fingerprint of its
     weight files. The fingerprint is remembered in `cache` per folder and
-    file stamps, so hashing happens once per copy of a model."""
+    file stamps, so hashing happens once per copy of a model. With
+    `compute=False`, None instead of hashing (a shell prompt must not read
+    hundreds of megabytes)."""
     folder = Path(os.path.realpath(os.path.expanduser(folder)))
     declared = _declared_name(folder)
     if any(part.startswith("models--") for part in folder.parts):
@@ -80,6 +82,8 @@ def local_identity(folder: str | os.PathLike, cache: Path | None = None) -> str:
     known = entries.get(str(folder))
     if isinstance(known, dict) and known.get("stamp") == stamp and isinstance(known.get("identity"), str):
         return known["identity"]
+    if files and not compute:
+        return None
     identity = f"{declared}@{_fingerprint(folder, files)}" if files else declared
     if cache is not None:
         entries[str(folder)] = {"stamp": stamp, "identity": identity}

@@ -80,3 +80,20 @@ def test_init_help_says_what_warming_costs(cli):
     text = " ".join(cli("init", "--help").stdout.split())
     assert "background model process (about 500 MB of memory" in text
     assert "thatch config set daemon.warm false" in text
+
+
+def test_warming_never_fingerprints_a_model_folder(isolated_env, tmp_path, monkeypatch):
+    """A model folder not seen before would be hashed (hundreds of MB) to
+    name it: the prompt leaves that to the daemon it starts."""
+    from thatch_cli import model_identity
+    from thatch_cli.daemon import runtime, warm
+
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    (folder / "model.safetensors").write_bytes(b"\0" * 1024)
+    hashed, spawned = [], []
+    monkeypatch.setattr(model_identity, "_fingerprint", lambda *a: hashed.append(a) or "x")
+    monkeypatch.setattr(runtime, "spawn", lambda env, rundir: spawned.append(rundir) or 0)
+    warm.maybe_warm({**os.environ, "THATCH_DAEMON": "", "THATCH_MODEL": str(folder)})
+    assert hashed == [] and len(spawned) == 1

@@ -103,14 +103,16 @@ def check_socket(path: str) -> None:
         raise UnsafeRuntime(f"{path} is owned by uid {st.st_uid}, not {os.geteuid()}")
 
 
-def expected_model(env: Mapping[str, str]) -> str:
+def expected_model(env: Mapping[str, str], *, compute: bool = True) -> str | None:
     """The identity of the model a command run with `env` uses, worked out
     without loading it (embeddings.model_identity): a daemon serves
     whoever asks for that model, wherever its folder lies. Like every
-    reader here, a broken settings file means the default."""
+    reader here, a broken settings file means the default. With
+    `compute=False` (the prompt hook), None for a local folder whose
+    fingerprint is not cached yet."""
     from ..embeddings import model_identity
 
-    return model_identity(settings.value(env, "model", strict=False), env)
+    return model_identity(settings.value(env, "model", strict=False), env, compute=compute)
 
 
 def model_source(env: Mapping[str, str]) -> str:

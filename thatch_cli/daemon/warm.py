@@ -3,8 +3,8 @@ repository whose store has memories with vectors: by the time they ask
 something, the model is loaded. Setting daemon.warm (THATCH_WARM) turns it off.
 
 maybe_warm costs a handful of syscalls when the daemon is up (a lock probe,
-reading the pid file), never waits for anything, imports only the standard
-library's os/stat/fcntl, and never raises.
+reading the pid file), never waits for anything, never hashes a model folder,
+imports no model code or numpy, and never raises.
 """
 
 from __future__ import annotations
@@ -39,12 +39,13 @@ def _maybe_warm(env: Mapping[str, str]) -> None:
         runtime.check_dir(rundir)
     except FileNotFoundError:
         rundir = runtime.ensure_dir(env)
-    model = runtime.expected_model(env)
+    # Never fingerprint a model folder here: the daemon it starts does that.
+    model = runtime.expected_model(env, compute=False)
     running = None
     if runtime.lock_held(rundir):
         running = runtime.read_pidfile(rundir)
-        if running is None or (running["model"] == model and running["version"] == __version__):
-            return  # serving us, or still starting
+        if running is None or model is None or (running["model"] == model and running["version"] == __version__):
+            return  # serving us (as far as a prompt can tell without hashing), or still starting
         if runtime.recently_replaced(rundir):
             return  # models alternating: let commands embed the odd one in-process
     if _recently_failed(rundir, model):
