@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 
 import numpy as np
@@ -144,3 +145,26 @@ def test_rows_written_with_either_pooling_rank_with_their_own_query_vector(make_
     assert json.dumps(sorted({m.model for m in db.list(["s"])})) == json.dumps(
         sorted({embedder.name, f"{embedder.name}#cls"}))
     ctx.close()
+
+
+def test_a_path_no_model_can_adopt_never_holds_up_a_command(cli, isolated_env):
+    """A vanished folder's rows stay pending for reindex; trying to adopt them
+    never makes a command wait behind another writer, and is not repeated on
+    every command while the model setting stays the same."""
+    from helpers import HeldLock
+
+    db_path = Path(isolated_env["THATCH_DB"])
+    db = MemoryDB.open(db_path)
+    db.save(Memory(store="s", slug="a", label="a", content="# a\n\nx", model="/gone/models/other_model",
+                   embedding=b"\0" * 4 * 64, created_at="t", updated_at="t"), overwrite=False, archived=None)
+    db.conn.execute("INSERT INTO thatch_cli_meta (key, value) VALUES ('model_paths', 'pending')")
+    db.close()
+    with HeldLock(db_path):
+        started = time.monotonic()
+        assert cli("list", "s", THATCH_MODEL="fake:64").exit_code == 0
+        assert time.monotonic() - started < 5  # not the 10 s a write would wait
+    assert cli("list", "s", THATCH_MODEL="fake:64").exit_code == 0
+    conn = sqlite3.connect(db_path)
+    meta = dict(conn.execute("SELECT key, value FROM thatch_cli_meta WHERE key LIKE 'model_paths%'"))
+    assert meta == {"model_paths": "pending", "model_paths_tried": "fake:64"}
+    conn.close()

@@ -109,11 +109,19 @@ class Context:
         if db is None or db.read_only:
             return
         try:
-            legacy = vectors.legacy_model_paths(db)
+            from .settings import value
+
+            def configured() -> str:  # leniently: a broken settings file is the command's to report
+                return value(self.env, "model", strict=False)
+
+            legacy = vectors.legacy_model_paths(db, configured)
             if legacy is not None:
                 from .embeddings import legacy_renames
 
-                vectors.rename_models(db, legacy_renames(legacy, self.env), legacy)
+                # Never make the command wait behind another writer for this.
+                model = configured()
+                with db.waiting_at_most(0):
+                    vectors.rename_models(db, legacy_renames(legacy, model, self.env), legacy, model)
         except sqlite3.OperationalError:
             pass
 

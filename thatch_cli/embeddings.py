@@ -111,12 +111,13 @@ def model_identity(name: str, env: Mapping[str, str], *, compute: bool = True) -
     return name.strip()
 
 
-def legacy_renames(models: Sequence[str], env: Mapping[str, str]) -> dict[str, str]:
+def legacy_renames(models: Sequence[str], model: str, env: Mapping[str, str]) -> dict[str, str]:
     """New names for `model` values an older thatch recorded as a folder
     path: the folder's identity when it still exists, else the configured
     model's when that is a folder of the same name (a recreated
-    virtualenv, a newer Python). Paths matching neither are left alone."""
-    configured = os.path.expanduser(model_name(env))
+    virtualenv, a newer Python). Paths matching neither are left alone.
+    `model` is the configured model."""
+    configured = os.path.expanduser(model)
     current = os.path.realpath(configured) if os.path.isdir(configured) else None
     renames = {}
     for old in models:

@@ -83,6 +83,20 @@ class MemoryDB:
         self.conn.execute(f"PRAGMA busy_timeout = {max(0, int(seconds * 1000))}")
 
     @contextmanager
+    def waiting_at_most(self, seconds: float | None) -> Iterator[None]:
+        """Within the block, a write waits at most `seconds` for another
+        writer's lock (None: as usual); for writes a command can skip."""
+        if seconds is None:
+            yield
+            return
+        before = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        self.set_lock_wait(seconds)
+        try:
+            yield
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(before)}")
+
+    @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction taken up front, so concurrent writers queue
         instead of failing half-way with SQLITE_BUSY on upgrade."""
@@ -306,18 +320,12 @@ class MemoryDB:
         lock is not had by then, DatabaseError on a read-only database."""
         if not keys:
             return
-        before = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
-        if wait is not None:
-            self.conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
-        try:
-            with self.transaction() as conn:
-                conn.executemany(
-                    "UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = ?"
-                    " WHERE store = ? AND slug = ?",
-                    [(now, store, slug) for store, slug in keys],
-                )
-        finally:
-            self.conn.execute(f"PRAGMA busy_timeout = {int(before)}")
+        with self.waiting_at_most(wait), self.transaction() as conn:
+            conn.executemany(
+                "UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = ?"
+                " WHERE store = ? AND slug = ?",
+                [(now, store, slug) for store, slug in keys],
+            )
 
     def clear_verdicts(self, store: str, slug: str) -> None:
         """Forget every dedup verdict naming `slug`: its content changed or it is gone."""

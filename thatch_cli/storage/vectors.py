@@ -4,7 +4,7 @@ is ranking/'s business."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .memories import MemoryDB, marks
 
@@ -47,21 +47,29 @@ def set_vector(db: MemoryDB, store: str, slug: str, content: str, embedding: byt
     return cur.rowcount == 1
 
 
-def legacy_model_paths(db: MemoryDB) -> list[str] | None:
+def legacy_model_paths(db: MemoryDB, configured: Callable[[], str]) -> list[str] | None:
     """The `model` values an older thatch recorded as folder paths, while
-    the schema 4 upgrade left them marked pending; None when nothing is."""
-    row = db.conn.execute("SELECT value FROM thatch_cli_meta WHERE key = 'model_paths'").fetchone()
-    if row is None:
+    the schema 4 upgrade left them marked pending; None when nothing is, or
+    when they were already tried with the model setting `configured()`
+    (read only when something is pending)."""
+    rows = dict(db.conn.execute(
+        "SELECT key, value FROM thatch_cli_meta WHERE key IN ('model_paths', 'model_paths_tried')").fetchall())
+    if "model_paths" not in rows or rows.get("model_paths_tried") == configured():
         return None
     return [r[0] for r in db.conn.execute("SELECT DISTINCT model FROM entries WHERE model LIKE '/%'")]
 
 
-def rename_models(db: MemoryDB, renames: dict[str, str], paths: Sequence[str]) -> None:
+def rename_models(db: MemoryDB, renames: dict[str, str], paths: Sequence[str], configured: str) -> None:
     """Record `renames` (old model value -> identity) in entries and the
-    history; the pending mark goes once no path is left unrenamed."""
+    history; the pending mark goes once no path is left unrenamed, else it
+    remembers that `configured` could not rename the rest (tried again when
+    the model setting changes, not on every command)."""
     with db.transaction() as conn:
         for old, new in renames.items():
             conn.execute("UPDATE entries SET model = ? WHERE model = ?", (new, old))
             conn.execute("UPDATE thatch_cli_history SET model = ? WHERE model = ?", (new, old))
         if all(path in renames for path in paths):
-            conn.execute("DELETE FROM thatch_cli_meta WHERE key = 'model_paths'")
+            conn.execute("DELETE FROM thatch_cli_meta WHERE key IN ('model_paths', 'model_paths_tried')")
+        else:
+            conn.execute("INSERT OR REPLACE INTO thatch_cli_meta (key, value) VALUES ('model_paths_tried', ?)",
+                         (configured,))
