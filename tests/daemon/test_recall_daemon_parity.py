@@ -114,6 +114,8 @@ def test_recall_is_identical_with_and_without_the_daemon(isolated_env, tmp_path,
 
         status = _Client(env, autostart=False).status()
         assert status["cache_patches"] >= 2
+        # Passage checks (remember) and queries share one entry per store searched.
+        assert status["cached_stores"] == len(["acme/widget", "global", "other/repo"])
     finally:
         warm.close()
         local.close()

@@ -89,7 +89,7 @@ def embed(server: Server, request: dict, payload: bytes) -> Reply:
 
 
 def search(server: Server, request: dict, payload: bytes) -> Reply:
-    from ..embeddings import model_space, passage_vectors, query_vectors, score_calibration
+    from ..embeddings import model_space, passage_vectors, query_vectors, ranked_spaces, score_calibration
     from ..ranking.dense import semantic, to_blob
 
     stores = request["stores"]
@@ -109,9 +109,13 @@ def search(server: Server, request: dict, payload: bytes) -> Reply:
         returned = to_blob(own)
     dim = int(own.shape[-1])
     entries = {}
+    every_space = ranked_spaces(server.model.name)
 
     def loader(store: str, spaces: tuple[str, ...], dim: int):
-        entries[store] = server.cache.entry(request["db"], store, spaces, dim)
+        # One cache entry per store whatever the request ranks (a passage
+        # check needs one space, a query all of them): loading every space
+        # the model ranks costs one read, caching each subset would cost two.
+        entries[store] = server.cache.entry(request["db"], store, tuple(sorted(every_space | set(spaces))), dim)
         return entries[store].vectors
 
     try:
