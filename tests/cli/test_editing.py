@@ -112,6 +112,10 @@ def test_remember_on_a_terminal_opens_the_editor(tmp_path, isolated_env):
     code, output = thatch_pty(["remember", "--json"], env=env, cwd=tmp_path)
     assert (tmp_path / "seen.md").read_text() == ""
     assert code == 0 and '"label": "Staging port"' in output
+    # A label with a slash (not a file-name character) opens the editor just the same.
+    env["EDITOR"] = fake_editor(tmp_path, "# CI/CD notes\n\nruns on push\n")
+    code, output = thatch_pty(["remember", "CI/CD notes"], env=env, cwd=tmp_path)
+    assert code == 0 and "Remembered 'CI/CD notes' in s" in output, output
     # Piped (an agent, a script): one argument is the content, as before; no editor.
     piped = __import__("subprocess").run([__import__("sys").executable, "-m", "thatch_cli", "remember",
                                           "Use uv for installs", "--json"], env=env, cwd=tmp_path,

@@ -46,8 +46,12 @@ def editor_command(ctx: Context) -> str:
 def edited(ctx: Context, initial: str, name: str) -> Iterator[str]:
     """Open the editor on `initial` and give what was saved. Raising inside
     the block keeps the file and names it in the error."""
+    import re
+
     editor = editor_command(ctx)
-    fd, path = tempfile.mkstemp(prefix=f"thatch-{name[:40]}-", suffix=".md")
+    # Only letters, digits, - and _ in the file name: a label holds slashes, spaces, anything.
+    safe = re.sub(r"[^\w-]+", "-", name, flags=re.ASCII)[:40]
+    fd, path = tempfile.mkstemp(prefix=f"thatch-{safe}-", suffix=".md")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(initial)
     keep = False

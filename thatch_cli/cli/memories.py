@@ -20,7 +20,7 @@ from .render import esc, table, tsv
 
 @command("remember", examples=[
     'thatch remember "Release process" "Tag, build the wheel, twine upload."',
-    'thatch remember "Staging DB listens on port 5433"   # label: that line',
+    'echo "Staging DB listens on port 5433" | thatch remember -   # label: that line',
     'git diff --stat | thatch remember "Refactor" - --this-branch',
     'thatch remember "Deploy checklist"   # on a terminal: opens $EDITOR',
     'thatch remember --global "Python style" "Black, line length 100."',
@@ -29,7 +29,7 @@ from .render import esc, table, tsv
 def remember(
     ctx: Context, out: Output, *,
     label: Annotated[Optional[str], Argument(metavar="LABEL", show_default=False,
-                                             help="The memory's label; with only one argument, it is the content.")] = None,
+                                             help="The memory's label; with only one argument (piped or in a script), it is the content.")] = None,
     content: Annotated[Optional[str], Argument(metavar="CONTENT", show_default=False,
                                                help="The text ('-' reads standard input).")] = None,
     store: Store = None,
@@ -45,7 +45,7 @@ def remember(
 ) -> None:
     """Save a memory. Saving the same label and text again changes nothing and says "unchanged".
 
-    With one argument, that argument is the content, and its first Markdown heading (or first line) becomes the label, cut at a word boundary to 80 characters. On a terminal, `thatch remember` alone, or with just a one-line LABEL, opens $VISUAL or $EDITOR (as git commit does): the first heading is the label, the rest the content.
+    With one argument (piped or in a script; on a terminal it is the label, see below), that argument is the content, and its first Markdown heading (or first line) becomes the label, cut at a word boundary to 80 characters. On a terminal, `thatch remember` alone, or with just a one-line LABEL, opens $VISUAL or $EDITOR (as git commit does): the first heading is the label, the rest the content.
 
     A label that exists already is an error (exit 4) unless --overwrite; a store that does not exist yet is created, and the output says so."""
     from ..ops.remember import remember as save
