@@ -46,9 +46,10 @@ _WHITESPACE = {ord(ch): " " for ch in _WHITESPACE_CHARS}
 _SAFE_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
 
 
-def shell_word(text: str) -> str:
-    """`text` as one word for a command line a user may copy (POSIX shell
-    quoting, control characters escaped as well)."""
+def shell_word(text: str, *, exact: bool = False) -> str:
+    """`text` as one word for a command line (POSIX shell quoting): one a
+    user may copy, control characters escaped as well; or, `exact`, one a
+    program will run, every character kept."""
     if text and all(ch in _SAFE_WORD for ch in text):
         return text
-    return "'" + visible(text, keep="").replace("'", "'\\''") + "'"
+    return "'" + (text if exact else visible(text, keep="")).replace("'", "'\\''") + "'"

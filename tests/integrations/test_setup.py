@@ -161,6 +161,11 @@ def test_a_malformed_file_is_reported_and_nothing_is_written(cli, places):
     (project / ".codex/config.toml").write_text("model = \n")
     code, error, _ = setup(cli, project, "codex")
     assert code == 4 and "config.toml is not valid TOML" in error["error"]["message"]
+    for odd in ('hooks = "x"\n', "[hooks]\nSessionStart = []\n", 'mcp_servers = "x"\n'):
+        (project / ".codex/config.toml").write_text(odd)  # valid TOML thatch's tables cannot join
+        code, error, _ = setup(cli, project, "codex")
+        assert code == 4 and "must be written as [tables]" in error["error"]["message"], error
+        assert (project / ".codex/config.toml").read_text() == odd
 
 
 def test_foreign_entries_named_thatch_are_refused(cli, places):
@@ -265,3 +270,30 @@ def test_the_original_thatchs_block_is_left_alone_and_mentioned(cli, places):
     assert (project / "CLAUDE.md").read_text().startswith(original)
     setup(cli, project, "claude", "--uninstall")
     assert (project / "CLAUDE.md").read_text() == original
+
+
+def test_a_write_failing_half_way_can_still_be_undone(cli, places, monkeypatch):
+    """The record of what setup changed is kept even when a later file cannot
+    be written, so --uninstall gives back the files already changed."""
+    from thatch_cli.integrations.hosts import setup as host_setup
+
+    project, home = places
+    for name in (".mcp.json", ".claude/settings.json", "CLAUDE.md"):  # setup creates whichever comes first
+        (project / name).unlink()
+    before = snapshot(project, home)
+    real_write, calls = host_setup._write, []
+
+    def failing(*args, **kwargs):
+        calls.append(args[0])
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(host_setup, "_write", failing)
+    code, data, _ = setup(cli, project, "claude")
+    assert code == 4 and len(calls) == 2 and snapshot(project, home) != before
+    assert "No space left on device" in data["error"]["message"] and "--uninstall" in data["error"]["message"]
+    monkeypatch.setattr(host_setup, "_write", real_write)
+    code, _, err = setup(cli, project, "claude", "--uninstall")
+    assert code == 0, err
+    assert snapshot(project, home) == before

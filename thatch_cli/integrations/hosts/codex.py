@@ -41,9 +41,10 @@ def load(path: Path, text: str) -> dict:
 
 
 def hook_commands(config: dict, event: str) -> list[str]:
-    groups = (config.get("hooks") or {}).get(event) or []
-    return [h.get("command") for g in groups if isinstance(g, dict)
-            for h in (g.get("hooks") or []) if isinstance(h, dict)]
+    hooks = config.get("hooks")
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    return [h.get("command") for g in (groups if isinstance(groups, list) else []) if isinstance(g, dict)
+            for h in (g.get("hooks") if isinstance(g.get("hooks"), list) else []) if isinstance(h, dict)]
 
 
 class CodexConfig(MarkedBlock):
@@ -54,7 +55,8 @@ class CodexConfig(MarkedBlock):
     def check(self, text: str, new: str) -> None:
         found = self.markers.find(text)
         outside = load(self.path, text if found is None else text[:found[0]] + text[found[1]:])
-        if "thatch" in (outside.get("mcp_servers") or {}):
+        servers = outside.get("mcp_servers")
+        if isinstance(servers, dict) and "thatch" in servers:
             raise SetupProblem(f"{self.path} already defines mcp_servers.thatch outside thatch's block (from"
                                " `codex mcp add`, say); remove that table, then run setup again")
         for event in self.hooks:
@@ -66,10 +68,12 @@ class CodexConfig(MarkedBlock):
 
             result = tomlkit.parse(new).unwrap()
         except Exception as exc:
-            raise SetupProblem(f"{self.path}: thatch's tables cannot be added to this file ({exc}); an inline"
-                               " `hooks = {{...}}` or `mcp_servers = {{...}}` cannot be extended, write it as"
-                               " [tables]") from None
-        server = (result.get("mcp_servers") or {}).get("thatch") or {}
+            raise SetupProblem(f"{self.path}: thatch's tables cannot be added to this file ({exc}); `hooks` and"
+                               " `mcp_servers` (and their events) must be written as [tables], not as inline"
+                               " tables, arrays or values") from None
+        servers = result.get("mcp_servers")
+        server = (servers.get("thatch") if isinstance(servers, dict) else None) or {}
+        server = server if isinstance(server, dict) else {}
         if [server.get("command"), *(server.get("args") or [])] != self.command or any(
                 hook not in hook_commands(result, event) for event, hook in self.hooks.items()):
             raise SetupProblem(f"{self.path}: thatch's tables would not take effect in this file; check its"

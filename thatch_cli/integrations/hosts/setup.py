@@ -80,7 +80,7 @@ def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, glo
     if host not in HOSTS:
         raise InvalidInput(f"unknown host {host!r}; choose one of {', '.join(HOSTS)}")
     home = Path(env.get("HOME") or os.path.expanduser("~"))
-    word = shell_word(executable)
+    word = shell_word(executable, exact=True)  # the hosts run it: every character counts
     mcp = [executable, "mcp"]
     if host == "claude":
         hooks = {"SessionStart": f"{word} reminder", "UserPromptSubmit": f"{word} flush-tools",
@@ -207,20 +207,27 @@ def run(target: Target, executable: str, env: Mapping[str, str], *, uninstall: b
     except SetupProblem as exc:
         raise Conflict(f"cannot {'remove' if uninstall else 'set up'} {target.host}: {exc}") from None
     reports, emptied = [], []
-    for managed, real, text, edit in planned:
-        action = _action(text, edit)
-        reports.append(FileReport(managed.path, managed.role, action, edit.changes))
-        if write and edit.changed:
-            if edit.text is None:
-                emptied += manifest.get(str(real), {}).get("dirs", [])
-            _write(real, text, edit, manifest, uninstall)
+    try:
+        for managed, real, text, edit in planned:
+            action = _action(text, edit)
+            reports.append(FileReport(managed.path, managed.role, action, edit.changes))
+            if write and edit.changed:
+                if edit.text is None:
+                    emptied += manifest.get(str(real), {}).get("dirs", [])
+                try:
+                    _write(real, text, edit, manifest, uninstall)
+                except OSError as exc:
+                    undo = "" if uninstall else f"; 'thatch setup {target.host} --uninstall' undoes what was written"
+                    raise Conflict(f"cannot write {managed.path}: {exc.strerror or exc}{undo}") from None
+    finally:
+        if write:  # even when a later file failed: what was written can still be undone
+            save_manifest(env, manifest)
     if write:
         for directory in sorted(set(emptied), key=len, reverse=True):  # the directories setup created, if empty now
             try:
                 os.rmdir(directory)
             except OSError:
                 pass
-        save_manifest(env, manifest)
     notes = list(target.notes)
     for managed, _real, text, _edit in planned:
         if isinstance(managed, MarkedBlock):
