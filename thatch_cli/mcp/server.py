@@ -152,13 +152,11 @@ def _article(kind: str) -> str:
 
 
 def _unknown(tool: Tool, name: str) -> str:
-    import difflib
+    from ..suggest import close
 
     accepted = list(tool.properties)
-    close = difflib.get_close_matches(name, accepted, n=1, cutoff=0.6)
-    if not close:
-        close = [a for a in accepted if a.lower().replace("_", "") == name.lower().replace("_", "")]
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    found = close(name, accepted, limit=1)
+    hint = f" (did you mean {found[0]!r}?)" if found else ""
     listed = ", ".join(accepted) if accepted else "none"
     return f"unknown argument {name!r} for {tool.name}{hint}; it takes: {listed}"
 

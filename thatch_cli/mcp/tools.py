@@ -76,19 +76,12 @@ def _remember(ctx: Context, args: dict, state: Session) -> Reply:
 
 
 def _recall(ctx: Context, args: dict, state: Session) -> Reply:
-    from ..errors import database_error
-    from ..ops.recall import recall, search
+    from ..ops.recall import recall
 
-    options = dict(store=args.get("store"), branch=args.get("branch"), limit=args.get("limit", 10),
-                   include_archived=bool(args.get("includeArchived")), mode=args.get("mode", "hybrid"))
-    try:
-        outcome = recall(ctx, args["query"], **options)
-    except Exception as exc:
-        if database_error(exc) is None:
-            raise
-        # Another writer holds the lock: the results can still be read, only the telemetry waits.
-        outcome = search(ctx, args["query"], **options)
-        outcome.notices.append("recall counts not updated: the database is locked by another writer")
+    # Under another writer's lock, recall still answers (its stamps are skipped, with a notice).
+    outcome = recall(ctx, args["query"], store=args.get("store"), branch=args.get("branch"),
+                     limit=args.get("limit", 10), include_archived=bool(args.get("includeArchived")),
+                     mode=args.get("mode", "hybrid"))
     data = outcome.to_json()
     data["budget"] = None
     return Reply(data, render_recall, ("results",),

@@ -10,7 +10,6 @@ disk exactly as it was.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +24,10 @@ def setting(key: str) -> Setting:
     found = SETTINGS.get((key or "").strip().lower())
     if found is not None:
         return found
-    close = difflib.get_close_matches((key or "").strip().lower(), list(SETTINGS), n=2, cutoff=0.6)
-    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    from ..suggest import close
+
+    found = close((key or "").strip(), SETTINGS, limit=2)
+    hint = f"did you mean {' or '.join(found)}? " if found else ""
     raise InvalidInput(f"unknown setting {key!r}; {hint}'thatch config list' shows them all", key=key)
 
 

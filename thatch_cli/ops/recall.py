@@ -215,19 +215,17 @@ def recall(ctx: Context, query: str, **options) -> RecallOutcome:
     a read-only file or mount) they are skipped and a notice says so."""
     import sqlite3
 
-    from ..errors import DatabaseError
+    from ..errors import DatabaseError, database_error
 
     outcome = search(ctx, query, **options)
     db = ctx.db()
     try:
         db.stamp_recalled([r.memory.key for r in outcome.results], ctx.now(), wait=STAMP_WAIT_S)
-    except DatabaseError:
-        outcome.notices.append("recall counts not updated: the database is read-only")
-    except sqlite3.OperationalError as exc:
-        text = str(exc)
-        if "locked" in text or "busy" in text:
+    except (DatabaseError, sqlite3.OperationalError) as exc:
+        err = exc if isinstance(exc, DatabaseError) else database_error(exc)
+        if err.details.get("retryable"):
             outcome.notices.append("recall counts not updated: the database is locked by another process")
-        elif "readonly" in text or "read-only" in text:
+        elif "read-only" in err.message:
             outcome.notices.append("recall counts not updated: the database is read-only")
         else:
             raise

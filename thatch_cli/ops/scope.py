@@ -13,7 +13,6 @@ from ..errors import InvalidInput, NotFound
 from ..location.scope import GLOBAL, default_scope
 from ..records import Memory
 from ..slugs import slugify
-from ..suggest import close, did_you_mean
 
 
 def existing(ctx: Context, store: str) -> str:
@@ -22,6 +21,8 @@ def existing(ctx: Context, store: str) -> str:
     db = ctx.db()
     if name == GLOBAL or db.store_exists(name):
         return name
+    from ..suggest import close, did_you_mean
+
     found = close(name, db.store_names())
     raise NotFound(f"no store named {name!r}{did_you_mean(found)} ('thatch stores' lists them)",
                    store=name, suggestions=found)
@@ -101,6 +102,8 @@ def not_found(ctx: Context, label: str, slug: str, searched: list[str]) -> NotFo
         message += (f"; {where}{also} has one: add --store {shell_word(where)}"
                     + (" (global is shared by every repository)" if where == GLOBAL else ""))
     else:
+        from ..suggest import close, did_you_mean
+
         suggestions = close(label, db.labels(searched))
         message += did_you_mean(suggestions)
     return NotFound(message, label=label, stores=searched, elsewhere=elsewhere, suggestions=suggestions)
