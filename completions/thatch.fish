@@ -333,7 +333,7 @@ complete -c thatch -n '__thatch_at \'list\'' -l json -d 'Print JSON with stable 
 complete -c thatch -n '__thatch_at \'list\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'list\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'list\' 0' -f -a '(__thatch_values stores)'
-complete -c thatch -n '__thatch_at \'mcp\'' -l max-chars -r -f -d 'Cap each tool result at CHARS characters (default THATCH_MCP_MAX_CHARS or 20000)'
+complete -c thatch -n '__thatch_at \'mcp\'' -l max-chars -r -f -d 'Cap each tool result at CHARS characters (default: setting mcp.max_chars, 20000)'
 complete -c thatch -n '__thatch_at \'mcp\'' -l lock-wait -r -f -d 'How long a write waits for another writer\'s lock'
 complete -c thatch -n '__thatch_at \'mcp\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'mcp\'' -s h -d 'Show help and exit'

@@ -124,3 +124,16 @@ def test_reading_settings_stays_light(isolated_env):
             "print(sorted(m for m in ('tomlkit', 'numpy', 'typer', 'rich') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ)
     assert result.stdout.split("\n")[:2] == ["False", "[]"], result.stderr
+
+
+def test_agent_settings_come_from_the_file_too(isolated_env):
+    """The prompt hook's cut-off and the MCP result cap are settings like any
+    other: the file sets them, the variable overrides, a bad value in a hook
+    means the default."""
+    from thatch_cli.ops.nudge import threshold
+
+    env = dict(isolated_env)
+    write(env, "[nudge]\nthreshold = 0.7\n[mcp]\nmax_chars = 5000\n")
+    assert threshold(env) == 0.7 and settings.value(env, "mcp.max_chars") == 5000
+    assert threshold({**env, "THATCH_RECALL_THRESHOLD": "0.6"}) == 0.6
+    assert threshold({**env, "THATCH_RECALL_THRESHOLD": "7"}) == 0.55

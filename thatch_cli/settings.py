@@ -41,6 +41,11 @@ DUPLICATE_THRESHOLD = 0.85
 RECALL_FLOOR = 0.3
 # Versions kept per memory by the history (storage/history.py applies it).
 HISTORY_KEEP = 10
+# The original thatch's value, applied to the dense cosine (bench/recall_threshold.py).
+NUDGE_THRESHOLD = 0.55
+# What one `thatch mcp` tool result may hold, and the least it can be set to.
+MCP_MAX_CHARS = 20_000
+MCP_MIN_CHARS = 1_000
 
 _TRUE = ("1", "true", "on", "yes")
 _FALSE = ("0", "false", "off", "no")
@@ -138,6 +143,10 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("history.keep", "int", HISTORY_KEEP, "THATCH_HISTORY_KEEP",
             "Earlier versions kept per memory (overwrites, edits, renames, archiving, forgetting); 0 keeps none.",
             low=0, high=1000),
+    Setting("nudge.threshold", "float", NUDGE_THRESHOLD, "THATCH_RECALL_THRESHOLD",
+            "Cosine a memory needs for the prompt hook (flush-tools) to list it to an agent.", above=0, high=1),
+    Setting("mcp.max_chars", "int", MCP_MAX_CHARS, "THATCH_MCP_MAX_CHARS",
+            "Most characters of one thatch mcp tool result (--max-chars wins).", low=MCP_MIN_CHARS),
 )}
 
 

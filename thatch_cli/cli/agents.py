@@ -11,16 +11,13 @@ from ..integrations.hosts import HOSTS
 from .declare import Argument, Json, Option, command
 from .output import Output
 
-MAX_CHARS_VARIABLE = "THATCH_MCP_MAX_CHARS"
-
-
 @command("mcp", examples=["thatch mcp", "thatch mcp --max-chars 8000",
                           "claude mcp add --scope project thatch -- thatch mcp"])
 def mcp(
     ctx: Context, out: Output, *,
     max_chars: Annotated[Optional[int], Option("--max-chars", metavar="CHARS", show_default=False,
-                                               help="Cap each tool result at CHARS characters (default"
-                                                    f" {MAX_CHARS_VARIABLE} or 20000).")] = None,
+                                               help="Cap each tool result at CHARS characters (default:"
+                                                    " setting mcp.max_chars, 20000).")] = None,
     lock_wait: Annotated[float, Option("--lock-wait", metavar="SECONDS",
                                        help="How long a write waits for another writer's lock.")] = 10.0,
 ) -> None:
@@ -32,17 +29,13 @@ def mcp(
 
     Tools: memory_remember, memory_recall, memory_list, memory_show, memory_forget, store_list, find_duplicates, dedup_mark_checked, memory_hygiene, get_extraction_payload, extraction_done. The store and branch are detected per call from CURSOR_PROJECT_DIR, CLAUDE_PROJECT_DIR or the working directory.
     """
-    from ..mcp.results import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
+    from ..settings import MCP_MIN_CHARS
     from ..mcp.server import serve
 
     if max_chars is None:
-        configured = ctx.env.get(MAX_CHARS_VARIABLE, "").strip()
-        try:
-            max_chars = int(configured) if configured else DEFAULT_MAX_CHARS
-        except ValueError:
-            raise InvalidInput(f"{MAX_CHARS_VARIABLE} must be a whole number of characters, got {configured!r}") from None
-    if max_chars < MIN_MAX_CHARS:
-        raise InvalidInput(f"--max-chars must be at least {MIN_MAX_CHARS}, got {max_chars}")
+        max_chars = ctx.setting("mcp.max_chars")
+    if max_chars < MCP_MIN_CHARS:
+        raise InvalidInput(f"--max-chars must be at least {MCP_MIN_CHARS}, got {max_chars}")
     if not 0 <= lock_wait <= 600:
         raise InvalidInput(f"--lock-wait must be between 0 and 600 seconds, got {lock_wait:g}")
     serve(ctx.env, max_chars=max_chars, lock_wait=lock_wait)

@@ -64,9 +64,6 @@ ENVIRONMENT = [
     ("XDG_DATA_HOME", "Where bash completion is installed (default ~/.local/share)."),
     ("XDG_RUNTIME_DIR", "Base of the directory for the background process's socket and pid files "
                         "(default: a private directory under the system temporary directory)."),
-    ("THATCH_MCP_MAX_CHARS", "Most characters of one thatch mcp tool result (default 20000; --max-chars wins)."),
-    ("THATCH_RECALL_THRESHOLD", "Cosine similarity a memory needs for the prompt hook (flush-tools) to list it "
-                                "(default 0.55)."),
     ("THATCH_HOOK_DEADLINE", "Seconds an agent hook (reminder, flush-tools, buffer-batch, buffer-tool) may take "
                              "before it prints its fallback and exits (default 1.5)."),
     ("XDG_STATE_HOME", "Base of the state directory: agents' extraction queues, what thatch setup wrote "

@@ -14,8 +14,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-DEFAULT_MAX_CHARS = 20_000
-MIN_MAX_CHARS = 1_000
 CUT = "…"
 
 

@@ -22,7 +22,7 @@ from ..context import Context
 from ..records import Memory
 from .recall import search
 
-DEFAULT_THRESHOLD = 0.55
+from ..settings import NUDGE_THRESHOLD as DEFAULT_THRESHOLD
 LEXICAL_THRESHOLD = 0.5
 MIN_PROMPT_CHARS = 10
 MAX_MATCHES = 5
@@ -40,12 +40,11 @@ class Match:
 
 
 def threshold(env) -> float:
-    """THATCH_RECALL_THRESHOLD when it is a number in (0, 1], else the default."""
-    try:
-        value = float(env.get("THATCH_RECALL_THRESHOLD") or DEFAULT_THRESHOLD)
-    except ValueError:
-        return DEFAULT_THRESHOLD
-    return value if 0 < value <= 1 else DEFAULT_THRESHOLD
+    """The nudge.threshold setting (THATCH_RECALL_THRESHOLD); the default
+    when it is not a number in (0, 1]: a hook never fails on a setting."""
+    from ..settings import value
+
+    return value(env, "nudge.threshold", strict=False)
 
 
 def related(ctx: Context, prompt: str, *, cosine: float = DEFAULT_THRESHOLD, lexical: float = LEXICAL_THRESHOLD,
