@@ -59,17 +59,11 @@ def related(ctx: Context, prompt: str, *, cosine: float = DEFAULT_THRESHOLD, lex
         found = [Match(r.memory, r.ranked.dense, "cosine") for r in outcome.results
                  if r.ranked.dense is not None and r.ranked.dense >= cosine]
     else:
-        weight = _query_weight(ctx, outcome)
-        found = [Match(r.memory, min(1.0, r.ranked.lexical / weight), "keywords") for r in outcome.results
-                 if r.ranked.lexical is not None and weight > 0 and r.ranked.lexical / weight >= lexical]
+        # A keyword score is LEXICAL_WEIGHT x the share of the prompt's term weight matched (ranking/fusion.py).
+        from ..ranking.fusion import LEXICAL_WEIGHT
+
+        shares = [(r.memory, r.score / LEXICAL_WEIGHT) for r in outcome.results if r.ranked.lexical is not None]
+        found = [Match(memory, share, "keywords") for memory, share in shares if share >= lexical]
     found.sort(key=lambda m: (-m.score, m.memory.store, m.memory.slug))
     return found[:MAX_MATCHES]
 
-
-def _query_weight(ctx: Context, outcome) -> float:
-    """The bm25 a memory matching every term of the query once would get
-    (storage/fulltext.query_weight, through the lexical ranker)."""
-    from ..ranking import lexical
-
-    return lexical.rank(ctx.db(), outcome.stores, outcome.query, branch=outcome.branch, include_archived=False,
-                        limit=1, weigh=True)[1]
