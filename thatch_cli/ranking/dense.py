@@ -46,8 +46,11 @@ class StoreVectors:
 
     @classmethod
     def build(cls, store: str, rows: Sequence[tuple[str, str | None, int, bytes]], dim: int) -> "StoreVectors":
+        matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype="<f4").reshape(len(rows), dim)
+        finite = np.isfinite(matrix).all(axis=1)
+        if not finite.all():  # one NaN row would tie every score of the store: never ranked
+            rows, matrix = [r for r, ok in zip(rows, finite) if ok], matrix[finite]
         count = len(rows)
-        matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype="<f4").reshape(count, dim)
         branch_ids: dict[str, int] = {}
         codes = np.zeros(count, dtype=np.int32)
         for i, (_, branch, _, _) in enumerate(rows):
@@ -138,11 +141,7 @@ def load_store_vectors(db, store: str, spaces: Sequence[str], dim: int) -> dict[
         rows = wanted.get(model_space(model)) if len(blob) == 4 * dim else None
         if rows is not None:
             rows.append((slug, branch, archived, blob))
-    loaded = {}
-    for space, rows in wanted.items():
-        keep = finite_rows([r[3] for r in rows], dim)
-        loaded[space] = StoreVectors.build(store, [r for r, ok in zip(rows, keep) if ok], dim)
-    return loaded
+    return {space: StoreVectors.build(store, rows, dim) for space, rows in wanted.items()}
 
 
 def db_loader(db) -> VectorLoader:
