@@ -28,7 +28,7 @@ def template(relative: str) -> str:
 
 
 @contextmanager
-def atomic_writer(path: Path, mode: int) -> Iterator[IO[str]]:
+def atomic_writer(path: Path, mode: int, *, durable: bool = True) -> Iterator[IO[str]]:
     """A text file to fill that appears at `path` only when complete: the
     bytes go to a temporary file beside `path` (an unpredictable name,
     created with O_EXCL and O_NOFOLLOW, so a symlink planted in a shared
@@ -36,7 +36,9 @@ def atomic_writer(path: Path, mode: int) -> Iterator[IO[str]]:
     renamed over `path` (replacing a symlink there, never its target). A
     reader (git running a hook, a shell loading completions, a concurrent
     thatch) sees the old file or the new one, never half of one. On any
-    error no temporary file is left behind and `path` is untouched."""
+    error no temporary file is left behind and `path` is untouched.
+    `durable=False` skips the flush to disk, for files that can be rebuilt
+    (caches, run-time files), which hot paths write."""
     import tempfile  # only writers pay for it; hot paths mostly read
 
     path = Path(path)
@@ -44,8 +46,9 @@ def atomic_writer(path: Path, mode: int) -> Iterator[IO[str]]:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -56,10 +59,10 @@ def atomic_writer(path: Path, mode: int) -> Iterator[IO[str]]:
         raise
 
 
-def replace_atomically(path: Path, text: str, mode: int) -> None:
+def replace_atomically(path: Path, text: str, mode: int, *, durable: bool = True) -> None:
     """Write `text` to `path` through atomic_writer. Raises OSError and
     leaves no temporary file behind."""
-    with atomic_writer(path, mode) as fh:
+    with atomic_writer(path, mode, durable=durable) as fh:
         fh.write(text)
 
 
@@ -85,6 +88,6 @@ def write_json_cache(path: Path, data: Any) -> None:
     path = Path(path)
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        replace_atomically(path, json.dumps(data), 0o600)
+        replace_atomically(path, json.dumps(data), 0o600, durable=False)
     except OSError:
         pass

@@ -75,7 +75,7 @@ class Model:
 
                 from ..files import replace_atomically
 
-                replace_atomically(Path(path), f"{self.name}\n{self.error}\n", 0o600)
+                replace_atomically(Path(path), f"{self.name}\n{self.error}\n", 0o600, durable=False)
             elif os.path.exists(path):
                 os.unlink(path)
         except OSError:

@@ -183,7 +183,7 @@ def write_pidfile(rundir: str, model: str) -> None:
 
     from ..files import replace_atomically
 
-    replace_atomically(Path(rundir) / PIDFILE, f"{os.getpid()}\n{__version__}\n{model}\n", 0o600)
+    replace_atomically(Path(rundir) / PIDFILE, f"{os.getpid()}\n{__version__}\n{model}\n", 0o600, durable=False)
 
 
 def read_pidfile(rundir: str) -> dict | None:
