@@ -19,6 +19,7 @@ MAX_PAIR_LIMIT = 10_000
 MODES = ("hybrid", "semantic", "lexical")
 # Verdicts `dedup mark` records: the original thatch's vocabulary.
 VERDICTS = ("duplicate", "supplement", "contradiction", "unrelated")
+DISTINCT = "distinct"  # the verdict `dedup keep` records
 
 
 def control_characters(text: str) -> list[str]:

@@ -67,6 +67,8 @@ HOSTILE: list[tuple[bytes, str]] = [
     (line(label="kind", content="x", _record="script"), "unknown _record 'script'"),
     (line(_record="verdict", slug_a="a", status="duplicate", checked_at="2026-01-01T00:00:00Z"),
      "missing 'slug_b'"),
+    (line(_record="verdict", slug_a="a", slug_b="b", status="whatever", checked_at="2026-01-01T00:00:00Z"),
+     "unknown status 'whatever'"),
     (line(_record="version", memory_slug="good", version=0, event="updated", recorded_at="2026-01-01T00:00:00Z",
           label="Good", content="old"), "'version' is out of range (0)"),
 ]

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 DEFAULT_PAIR_LIMIT = 200
 VERDICTS = validate.VERDICTS
-DISTINCT = "distinct"  # the verdict `dedup keep` records
+DISTINCT = validate.DISTINCT
 # Scores per block of the pairwise product: ~50 MB peak when every pair passes.
 _BLOCK_CELLS = 1_000_000
 

@@ -217,8 +217,16 @@ def verdict(record: dict, store: str) -> dict[str, Any]:
     a = _text(record, "slug_a", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
     b = _text(record, "slug_b", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
     return {"store": store, "slug_a": min(a, b), "slug_b": max(a, b),
-            "status": _text(record, "status", required=True, limit=MAX_STATUS_CHARS, one_line=True),
+            "status": _verdict_status(record),
             "checked_at": _timestamp(record, "checked_at", None) or _missing("checked_at")}
+
+
+def _verdict_status(record: dict) -> str:
+    """One a command can record: the original thatch's four, or `dedup keep`'s."""
+    status = _text(record, "status", required=True, limit=MAX_STATUS_CHARS, one_line=True)
+    if status != validate.DISTINCT:
+        status = _checked(validate.status, status)
+    return status
 
 
 def version(record: dict, store: Callable[[str], str], now: str) -> dict[str, Any]:
