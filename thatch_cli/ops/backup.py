@@ -102,13 +102,12 @@ def restore(ctx: Context, path: str) -> RestoreOutcome:
     db = ctx.db_path
     if db.exists() and db.resolve() == source.resolve():
         raise InvalidInput(f"{source} is the database itself")
-    previous, verified, versions, readable = None, False, {}, True
+    previous, verified, readable = None, False, True
     if db.exists():
         previous = copies.sibling(db, "before-restore", _stamp(ctx))
         try:
             copies.copy_verified(db, previous)
             verified = True
-            versions = _store_versions(db)
         except copies.BackupFailed:
             readable = False
             try:
@@ -119,7 +118,7 @@ def restore(ctx: Context, path: str) -> RestoreOutcome:
         raise DatabaseError(f"cannot restore to {db}: directory {db.parent} does not exist")
     try:
         if readable and db.exists():
-            copies.restore_into(source, db, counts, previous_versions=versions)
+            copies.restore_into(source, db, counts)
         else:
             copies.replace_file(source, db)
             copies.verify(db, counts)
@@ -128,14 +127,3 @@ def restore(ctx: Context, path: str) -> RestoreOutcome:
         raise DatabaseError(f"restore failed: {exc}{kept}") from None
     return RestoreOutcome(db, source, previous, verified, counts)
 
-
-def _store_versions(db: Path) -> dict[str, int]:
-    from ..storage.hooks import open_readonly
-
-    conn = open_readonly(db, 5.0)
-    if conn is None:
-        return {}
-    try:
-        return copies.store_versions(conn)
-    finally:
-        conn.close()

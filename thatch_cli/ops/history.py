@@ -110,9 +110,10 @@ def restore_memory(ctx: Context, label: str, store: str | None = None, version: 
     keeps its creation time and recall counts; updated_at is now. What it
     replaces goes into the history, so the restore can be undone too."""
     version = validate.version(version)
-    name, slug, current = _find(ctx, label, store)
+    name, slug, _ = _find(ctx, label, store)
     db = ctx.db()
     with db.transaction():
+        current = db.get(name, slug, with_vector=True)  # under the lock: a forget or edit since counts
         rows = table.versions(db.conn, name, slug, with_vectors=True)
         chosen = rows[-1] if version is None and rows else next((r for r in rows if r["version"] == version), None)
         if chosen is None:

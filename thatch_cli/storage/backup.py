@@ -210,8 +210,7 @@ def store_versions(conn: sqlite3.Connection) -> dict[str, int]:
         return {}
 
 
-def restore_into(backup: Path, db_path: Path, expected: dict[str, int | None], *,
-                 previous_versions: dict[str, int], timeout: float = 10.0) -> None:
+def restore_into(backup: Path, db_path: Path, expected: dict[str, int | None], *, timeout: float = 10.0) -> None:
     """Copy the verified `backup` over the live database through the backup
     API, check the result against `expected` (the backup's counts), and move
     every store version past what processes may have cached."""
@@ -219,12 +218,15 @@ def restore_into(backup: Path, db_path: Path, expected: dict[str, int | None], *
     try:
         dst = sqlite3.connect(db_path, timeout=timeout, isolation_level=None)
         try:
+            # The versions just before the copy: every one moves past them, so
+            # no process's cached matrix of the replaced content looks current.
+            before = store_versions(dst)
             src.backup(dst)
             restored = store_versions(dst)
             if restored:
                 dst.execute("BEGIN IMMEDIATE")
-                for store in set(restored) | set(previous_versions):
-                    version = max(restored.get(store, 0), previous_versions.get(store, 0)) + 1
+                for store in set(restored) | set(before):
+                    version = max(restored.get(store, 0), before.get(store, 0)) + 1
                     dst.execute("INSERT OR REPLACE INTO thatch_cli_store_versions (store, version) VALUES (?, ?)",
                                 (store, version))
                 dst.execute("COMMIT")
