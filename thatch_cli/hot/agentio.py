@@ -15,7 +15,6 @@ import json
 import os
 import sys
 import threading
-from pathlib import Path
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
@@ -66,18 +65,6 @@ def text_field(payload: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
 def session_id(payload: Mapping[str, Any]) -> str | None:
     """Claude Code and Codex send session_id, Cursor conversation_id."""
     return text_field(payload, ("session_id", "conversation_id"))
-
-
-def project_dir(env: Mapping[str, str], payload: Mapping[str, Any]) -> Path:
-    """Where the session works: the payload's cwd (Claude Code, Codex), its
-    first workspace root (Cursor), the host's project variable, else here."""
-    roots = payload.get("workspace_roots")
-    candidates = [payload.get("cwd"), roots[0] if isinstance(roots, list) and roots else None,
-                  env.get("CURSOR_PROJECT_DIR"), env.get("CLAUDE_PROJECT_DIR")]
-    for candidate in candidates:
-        if isinstance(candidate, str) and candidate and os.path.isdir(candidate):
-            return Path(candidate)
-    return Path.cwd()
 
 
 def respond(fallback: str, compute: Callable[[Mapping[str, str]], str],

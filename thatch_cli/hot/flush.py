@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from typing import Mapping
 
 from .. import paths
-from .agentio import PROMPT_KEYS, context_json, project_dir, read_payload, respond, session_id, text_field
+from ..location.scope import project_dir
+from .agentio import PROMPT_KEYS, context_json, read_payload, respond, session_id, text_field
 
 WRITE_NUDGE = ("[thatch] After responding, check: did you learn new project knowledge, a user preference or a"
                " correction worth keeping? If so, save it with memory_remember.")

@@ -22,7 +22,8 @@ from .. import paths
 from ..location import scope
 from ..storage import hooks
 from ..textsafe import one_line
-from .agentio import context_json, project_dir, read_payload, respond
+from ..location.scope import project_dir
+from .agentio import context_json, read_payload, respond
 
 DEFAULT_MAX_CHARS = 2_000
 STALE_DAYS = 90  # ops.hygiene.DEFAULT_STALE_DAYS (a test checks); hygiene's module is too heavy to import here

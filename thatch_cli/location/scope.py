@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from .. import paths
 from . import gitfs
@@ -94,3 +94,18 @@ def orphaned(place: Place, branches: Iterable[str]) -> list[str]:
 def top_level(repo: gitfs.GitLocation) -> str:
     """The repository's working tree (its git dir when bare), for reports."""
     return os.path.realpath(repo.worktree or repo.git_dir)
+
+
+def project_dir(env: Mapping[str, str], payload: Mapping[str, Any] | None = None) -> Path:
+    """Where a coding agent's session works: its hook payload's cwd (Claude
+    Code, Codex) or first workspace root (Cursor), else the host's project
+    variable (Cursor's first: Cursor sets CLAUDE_PROJECT_DIR too, as an
+    alias), else here. The hooks and the MCP server ask this per call."""
+    payload = payload or {}
+    roots = payload.get("workspace_roots")
+    candidates = [payload.get("cwd"), roots[0] if isinstance(roots, list) and roots else None,
+                  env.get("CURSOR_PROJECT_DIR"), env.get("CLAUDE_PROJECT_DIR")]
+    for candidate in candidates:
+        if isinstance(candidate, str) and candidate and os.path.isdir(candidate):
+            return Path(candidate)
+    return Path.cwd()

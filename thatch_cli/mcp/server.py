@@ -18,15 +18,14 @@ keyword search with a notice rather than waiting.
 
 from __future__ import annotations
 
-import os
 import sys
 from functools import partial
-from pathlib import Path
 from typing import Any, Mapping
 
 from .. import __version__
 from ..context import Context
 from ..errors import InvalidInput, ThatchError, database_error
+from ..location.scope import project_dir
 from .render import render_error
 from .results import Reply, cap
 from .tools import BY_NAME, TOOLS, Session, Tool
@@ -43,17 +42,6 @@ correction from the user, call memory_remember with a short label and self-conta
 - When a [thatch] note says tool interactions are queued, fetch them with get_extraction_payload, save what is durable, then call extraction_done."""
 
 DEFAULT_LOCK_WAIT = 10.0
-
-
-def project_dir(env: Mapping[str, str]) -> Path:
-    """The host's project directory: Cursor's variable first (Cursor sets
-    CLAUDE_PROJECT_DIR too, as an alias), then Claude Code's, else where the
-    server runs."""
-    for name in ("CURSOR_PROJECT_DIR", "CLAUDE_PROJECT_DIR"):
-        value = env.get(name)
-        if value and os.path.isdir(value):
-            return Path(value)
-    return Path.cwd()
 
 
 class ToolRunner:
