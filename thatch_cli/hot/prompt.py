@@ -93,12 +93,7 @@ def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | 
         # Another branch of the same store: worth a line only when it has memories.
         count = counts.get(place.branch, 0) if place.branch else 0
         return state, switch_line(place.store, place.branch, count) if count else None, entered
-    orphans = 0
-    # Another store's branches say nothing about this repository's.
-    if counts and scope.belongs(place, place.store):
-        gone = set(scope.orphaned(place, [b for b in counts if b is not None]))
-        orphans = sum(n for b, n in counts.items() if b in gone)
-    return state, summary_line(place.store, place.branch, counts, orphans), warm
+    return state, summary_line(place.store, place.branch, counts, scope.orphaned_count(place, counts)), warm
 
 
 def _warm(env: Mapping[str, str]) -> None:

@@ -81,12 +81,9 @@ def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> st
         parts.append(f"{pairs} near-duplicate pair{'s' if pairs != 1 else ''}{when}")
     if stale:
         parts.append(f"{stale} stale (no update or recall for {STALE_DAYS} days)")
-    branches = [b for b in counts if b is not None]
-    if branches and scope.belongs(place, place.store):
-        gone = set(scope.orphaned(place, branches))
-        orphaned = sum(n for b, n in counts.items() if b in gone)
-        if orphaned:
-            parts.append(f"{orphaned} on deleted branches")
+    orphaned = scope.orphaned_count(place, counts)
+    if orphaned:
+        parts.append(f"{orphaned} on deleted branches")
     if not parts:
         return ""
     return (f"Hygiene: {', '.join(parts)}. When convenient (not before the user's request), memory_hygiene lists"

@@ -91,6 +91,17 @@ def orphaned(place: Place, branches: Iterable[str]) -> list[str]:
     return [b for b in branches if b not in local and not gitfs.branch_exists(place.repo, b)]
 
 
+def orphaned_count(place: Place, counts: Mapping[str | None, int]) -> int:
+    """How many of the place's store's memories (`counts`: branch -> memories)
+    are scoped to branches its repository no longer has; 0 when the store is
+    not this repository's (another store's branches say nothing about it)."""
+    branches = [b for b in counts if b is not None]
+    if not branches or not belongs(place, place.store):
+        return 0
+    gone = set(orphaned(place, branches))
+    return sum(n for b, n in counts.items() if b in gone)
+
+
 def top_level(repo: gitfs.GitLocation) -> str:
     """The repository's working tree (its git dir when bare), for reports."""
     return os.path.realpath(repo.worktree or repo.git_dir)

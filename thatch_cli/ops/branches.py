@@ -40,7 +40,7 @@ def rescope(ctx: Context, old: str, new: str | None, *, store: str | None = None
     db = ctx.db()
     moved = maintenance.move_branch(db, name, old, new)
     if not moved:
-        raise nothing_scoped(db, name, old, "memories", "moved")
+        raise nothing_scoped(name, old, "memories", "moved", db.branches([name]))
     return BranchChange(name, old, new, moved, db.branches([name]))
 
 
@@ -52,17 +52,14 @@ def archive(ctx: Context, branch: str, *, store: str | None = None) -> BranchCha
     db = ctx.db()
     changed = maintenance.archive_branch(db, name, branch)
     if not changed:
-        raise nothing_scoped(db, name, branch, "live memories", "archived")
+        live = sorted({m.branch for m in db.list([name], archived=False) if m.branch})
+        raise nothing_scoped(name, branch, "live memories", "archived", live)
     return BranchChange(name, branch, None, changed, db.branches([name]))
 
 
-def nothing_scoped(db, store: str, branch: str, what: str, done: str) -> NotFound:
+def nothing_scoped(store: str, branch: str, what: str, done: str, left: list[str]) -> NotFound:
     """A branch with nothing to act on is a mistake worth saying (a typo, a
-    branch already handled): exit 3, naming the branches that have `what`."""
-    if what == "live memories":
-        left = sorted({m.branch for m in db.list([store], archived=False) if m.branch})
-    else:
-        left = db.branches([store])
+    branch already handled): exit 3, naming the branches that have `what` (`left`)."""
     listed = f" (branches with {what}: {', '.join(left)})" if left else ""
     return NotFound(f"no {what} scoped to branch {branch} in {store}; nothing {done}{listed}",
                     store=store, branch=branch, branches_left=left)
