@@ -1,5 +1,6 @@
 """Small files: the package's templates and its exported CLI spec,
-replacing files safely, and the JSON files thatch keeps as caches and state."""
+replacing files safely, lock files, and the JSON files thatch keeps as
+caches and state."""
 
 from __future__ import annotations
 
@@ -91,3 +92,26 @@ def write_json_cache(path: Path, data: Any) -> None:
         replace_atomically(path, json.dumps(data), 0o600, durable=False)
     except OSError:
         pass
+
+
+def acquire_lock(path: Path | str, seconds: float) -> int:
+    """A descriptor holding an exclusive lock on `path` (a 0600 file, created
+    if need be), waiting up to `seconds` for whoever holds it: TimeoutError
+    past that. Closing the descriptor releases the lock."""
+    import fcntl
+    import time
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{path} stayed locked") from None
+                time.sleep(0.005)
+    except BaseException:
+        os.close(fd)
+        raise

@@ -220,14 +220,12 @@ class Client:
         return sock
 
     def _spawn_lock(self, rundir: str) -> int:
-        fd = runtime.open_lock(os.path.join(rundir, runtime.SPAWN_LOCK))
-        deadline = time.monotonic() + SPAWN_LOCK_WAIT
-        while not runtime.try_flock(fd):
-            if time.monotonic() > deadline:
-                os.close(fd)
-                raise Unreachable("another command has been starting the daemon for too long")
-            time.sleep(0.01)
-        return fd
+        from ..files import acquire_lock
+
+        try:
+            return acquire_lock(os.path.join(rundir, runtime.SPAWN_LOCK), SPAWN_LOCK_WAIT)
+        except TimeoutError:
+            raise Unreachable("another command has been starting the daemon for too long") from None
 
     def _start(self, rundir: str) -> _socket.socket:
         fd = self._spawn_lock(rundir)

@@ -27,6 +27,7 @@ import json
 import os
 import re
 import time
+from contextlib import contextmanager
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
@@ -128,31 +129,18 @@ class Queue:
         # over while a server still remembers the last one it handed out.
         replace_atomically(self.path, json.dumps(state, ensure_ascii=False, separators=(",", ":")), 0o600)
 
-    def _locked(self):
-        """A context manager holding the session's lock (TimeoutError after LOCK_WAIT)."""
-        import fcntl
-        from contextlib import contextmanager
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The session's lock held (TimeoutError after LOCK_WAIT)."""
+        from ..files import acquire_lock
 
-        @contextmanager
-        def held() -> Iterator[None]:
-            _private_dir(self.dir)
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            try:
-                deadline = time.monotonic() + LOCK_WAIT
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        if time.monotonic() > deadline:
-                            raise TimeoutError(f"{self.lock_path} stayed locked") from None
-                        time.sleep(0.005)
-                os.utime(fd)  # in use: not stale
-                yield
-            finally:
-                os.close(fd)
-
-        return held()
+        _private_dir(self.dir)
+        fd = acquire_lock(self.lock_path, LOCK_WAIT)
+        try:
+            os.utime(fd)  # in use: not stale
+            yield
+        finally:
+            os.close(fd)
 
     # -- operations ------------------------------------------------------------------------
 
