@@ -29,7 +29,7 @@ def template(relative: str) -> str:
 
 
 @contextmanager
-def atomic_writer(path: Path, mode: int, *, durable: bool = True) -> Iterator[IO[str]]:
+def atomic_writer(path: Path, mode: int, *, durable: bool = True, binary: bool = False) -> Iterator[IO[Any]]:
     """A text file to fill that appears at `path` only when complete: the
     bytes go to a temporary file beside `path` (an unpredictable name,
     created with O_EXCL and O_NOFOLLOW, so a symlink planted in a shared
@@ -39,13 +39,13 @@ def atomic_writer(path: Path, mode: int, *, durable: bool = True) -> Iterator[IO
     thatch) sees the old file or the new one, never half of one. On any
     error no temporary file is left behind and `path` is untouched.
     `durable=False` skips the flush to disk, for files that can be rebuilt
-    (caches, run-time files), which hot paths write."""
+    (caches, run-time files), which hot paths write; `binary` takes bytes."""
     import tempfile  # only writers pay for it; hot paths mostly read
 
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")) as fh:
             yield fh
             if durable:
                 fh.flush()
@@ -58,6 +58,12 @@ def atomic_writer(path: Path, mode: int, *, durable: bool = True) -> Iterator[IO
         except OSError:
             pass
         raise
+
+
+def create_exclusive(path: Path) -> None:
+    """Create `path` empty and private (0600); FileExistsError when anything,
+    a symlink included, is already there (never followed)."""
+    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
 
 
 def replace_atomically(path: Path, text: str, mode: int, *, durable: bool = True) -> None:

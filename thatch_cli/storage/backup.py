@@ -26,6 +26,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from ..files import atomic_writer, create_exclusive
+from .hooks import connect_readonly
+
 ATTEMPTS = 3
 
 
@@ -71,11 +74,6 @@ def _counts_now(conn: sqlite3.Connection) -> dict[str, int | None]:
         conn.execute("COMMIT")
 
 
-def _create_empty(path: Path) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    os.close(fd)
-
-
 def _sync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -98,7 +96,7 @@ def verify(path: Path, expected: dict[str, int | None] | None = None) -> dict[st
     """Check a database file: integrity_check ok and, when given, these row
     counts. Returns its counts; raises BackupFailed."""
     try:
-        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        conn = connect_readonly(path)
         try:
             result = [r[0] for r in conn.execute("PRAGMA integrity_check")]
             if result != ["ok"]:
@@ -142,7 +140,7 @@ def copy_verified(source: Path, target: Path, *, timeout: float = 10.0) -> dict[
 
 def _copy_once(conn: sqlite3.Connection, target: Path) -> dict[str, int | None]:
     before = _counts_now(conn)
-    _create_empty(target)
+    create_exclusive(target)
     try:
         conn.execute("VACUUM INTO ?", (str(target),))
         _sync(target)
@@ -187,20 +185,18 @@ def before_upgrade(db_path: Path, new: int) -> Path:
 def raw_copy(source: Path, target: Path) -> None:
     """Copy a database file and its write-ahead log byte for byte (a
     database too damaged to back up is kept as it is)."""
+    for src_path, dst_path in ((source, target), (Path(f"{source}-wal"), Path(f"{target}-wal"))):
+        if src_path is source or src_path.is_file():
+            _copy_bytes(src_path, dst_path)
+
+
+def _copy_bytes(source: Path, target: Path, before_replace=None) -> None:
     import shutil
 
-    for src_path, dst_path in ((source, target), (Path(f"{source}-wal"), Path(f"{target}-wal"))):
-        if src_path is not source and not src_path.is_file():
-            continue
-        _create_empty(dst_path)
-        try:
-            with open(src_path, "rb") as src, open(dst_path, "r+b") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-                dst.flush()
-                os.fsync(dst.fileno())
-        except BaseException:
-            dst_path.unlink(missing_ok=True)
-            raise
+    with open(source, "rb") as src, atomic_writer(target, 0o600, binary=True) as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+        if before_replace is not None:
+            before_replace()
 
 
 def store_versions(conn: sqlite3.Connection) -> dict[str, int]:
@@ -214,7 +210,7 @@ def restore_into(backup: Path, db_path: Path, expected: dict[str, int | None], *
     """Copy the verified `backup` over the live database through the backup
     API, check the result against `expected` (the backup's counts), and move
     every store version past what processes may have cached."""
-    src = sqlite3.connect(f"{backup.absolute().as_uri()}?mode=ro", uri=True)
+    src = connect_readonly(backup)
     try:
         dst = sqlite3.connect(db_path, timeout=timeout, isolation_level=None)
         try:
@@ -248,21 +244,8 @@ def replace_file(backup: Path, db_path: Path) -> None:
     """Put a copy of `backup` in place of a database file that cannot be
     opened at all (so nothing has it open to be confused), dropping the
     journal files that belonged to the damaged one."""
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{db_path.name}.", suffix=".restore", dir=db_path.parent)
-    os.close(fd)
-    import shutil
-
-    try:
-        with open(backup, "rb") as src, open(tmp, "r+b") as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
-            dst.flush()
-            os.fsync(dst.fileno())
-        os.chmod(tmp, 0o600)
+    def drop_journals() -> None:
         for suffix in ("-wal", "-shm", "-journal"):
             Path(f"{db_path}{suffix}").unlink(missing_ok=True)
-        os.replace(tmp, db_path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    _copy_bytes(backup, db_path, drop_journals)

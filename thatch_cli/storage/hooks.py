@@ -22,6 +22,11 @@ def _marks(values: Sequence) -> str:
     return ",".join("?" * len(values))
 
 
+def connect_readonly(path: Path, **options) -> sqlite3.Connection:
+    """A read-only connection to an existing file (sqlite3.connect's `options`)."""
+    return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, **options)
+
+
 def open_readonly(path: Path, timeout: float = 0.5, check_same_thread: bool = True) -> sqlite3.Connection | None:
     """The database opened read-only, or None when there is none or it cannot
     be opened: a hook never creates or upgrades it, and waits on a writer
@@ -31,8 +36,7 @@ def open_readonly(path: Path, timeout: float = 0.5, check_same_thread: bool = Tr
     try:
         if not path.is_file():
             return None
-        uri = path.absolute().as_uri()
-        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout, check_same_thread=check_same_thread)
+        conn = connect_readonly(path, timeout=timeout, check_same_thread=check_same_thread)
         try:
             conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
             return conn
@@ -41,7 +45,8 @@ def open_readonly(path: Path, timeout: float = 0.5, check_same_thread: bool = Tr
             wal = path.with_name(path.name + "-wal")
             if wal.exists() and wal.stat().st_size or os.access(path.parent, os.W_OK):
                 return None  # a log to merge, or a writer's lock: not ours to bypass
-        return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=timeout, check_same_thread=check_same_thread)
+        return sqlite3.connect(f"{path.absolute().as_uri()}?immutable=1", uri=True, timeout=timeout,
+                               check_same_thread=check_same_thread)
     except (OSError, ValueError, sqlite3.Error):
         return None
 

@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from ..errors import DatabaseError
+from ..files import create_exclusive
 from . import backup, history
 
 SCHEMA_VERSION = 4
@@ -198,7 +199,7 @@ def _create_private_file(path: Path, create_parent: bool) -> None:
                                 " (create it, or point THATCH_DB elsewhere)")
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
+        create_exclusive(path)
     except FileExistsError:
         pass
 
@@ -364,7 +365,9 @@ def _refuse_newer(path: Path, version: int) -> None:
 def file_version(path: Path) -> int:
     """The thatch schema version of a database file (0: the original's or an
     older format), read without changing it."""
-    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+    from .hooks import connect_readonly
+
+    conn = connect_readonly(path)
     try:
         return _schema_version(conn)
     finally:
