@@ -66,6 +66,10 @@ _ENTRY_COLUMNS = {
     "last_recalled_at": "TEXT",
 }
 
+# Columns thatch added to its own table of branch deletions: the git process
+# that saw one (schema 4), so a branch deleted again soon after is recorded again.
+_DELETION_COLUMNS = {"git_pid": "INTEGER"}
+
 # The keyword index follows every write to entries, whoever makes it. An
 # insert first drops any index row still mapped to its key: `INSERT OR
 # REPLACE` deletes the row it replaces without firing delete triggers
@@ -185,7 +189,6 @@ CREATE TABLE IF NOT EXISTS thatch_cli_fts_rows (
     # History (storage/history.py), an exact keyword index whatever SQL
     # another program runs, and which git process recorded a branch deletion.
     4: history.MIGRATION + _DROP_FTS_TRIGGERS + _FTS_TRIGGERS + _REINDEX + """
-ALTER TABLE thatch_cli_deleted_branches ADD COLUMN git_pid INTEGER;
 INSERT OR REPLACE INTO thatch_cli_meta (key, value)
     SELECT 'model_paths', 'pending' WHERE EXISTS (SELECT 1 FROM entries WHERE model LIKE '/%');
 """,
@@ -238,14 +241,11 @@ def _upgrade(conn: sqlite3.Connection, path: Path) -> None:
                                     f" {exc}; nothing was changed") from None
         for statement in _split(_BASE_SCHEMA):
             conn.execute(statement)
-        have = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
-        for column, decl in _ENTRY_COLUMNS.items():
-            if column not in have:
-                conn.execute(f"ALTER TABLE entries ADD COLUMN {column} {decl}")
+        _add_missing_columns(conn, "entries", _ENTRY_COLUMNS)
         for version in range(current + 1, SCHEMA_VERSION + 1):
             for statement in _split(_MIGRATIONS[version]):
-                if not _adds_existing_column(conn, statement):
-                    conn.execute(statement)
+                conn.execute(statement)
+        _add_missing_columns(conn, "thatch_cli_deleted_branches", _DELETION_COLUMNS)
         conn.execute(
             "INSERT OR REPLACE INTO thatch_cli_meta (key, value) VALUES ('schema_version', ?)",
             (str(SCHEMA_VERSION),),
@@ -256,13 +256,12 @@ def _upgrade(conn: sqlite3.Connection, path: Path) -> None:
         raise
 
 
-def _adds_existing_column(conn: sqlite3.Connection, statement: str) -> bool:
-    """Whether `statement` is an ALTER TABLE ... ADD COLUMN for a column the
-    table already has (SQLite has no ADD COLUMN IF NOT EXISTS)."""
-    words = statement.split()
-    if words[:2] != ["ALTER", "TABLE"] or words[3:5] != ["ADD", "COLUMN"]:
-        return False
-    return words[5] in {row[1] for row in conn.execute(f"PRAGMA table_info({words[2]})")}
+def _add_missing_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
+    """SQLite has no ADD COLUMN IF NOT EXISTS: add the ones `table` lacks."""
+    have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    for column, decl in columns.items():
+        if column not in have:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
 
 
 def _split(script: str) -> list[str]:
