@@ -251,18 +251,21 @@ class MemoryDB:
         dedup verdicts are cleared: `save` and `import --overwrite` replace a
         memory the same way. Returns whether a row was replaced."""
         key = (values["store"], values["slug"])
+        if replace and self._update(key, values):
+            self.clear_verdicts(*key)
+            return True
         names = list(values)
-        quoted = [chr(34) + n + chr(34) for n in names]
-        if replace:
-            assignments = ", ".join(f"{q} = ?" for q in quoted)
-            updated = self.conn.execute(f"UPDATE entries SET {assignments} WHERE store = ? AND slug = ?",
-                                        [values[n] for n in names] + list(key)).rowcount
-            if updated:
-                self.clear_verdicts(*key)
-                return True
-        self.conn.execute(f"INSERT INTO entries ({', '.join(quoted)}) VALUES ({marks(names)})",
+        self.conn.execute(f"INSERT INTO entries ({', '.join(map(_quoted, names))}) VALUES ({marks(names)})",
                           [values[n] for n in names])
         return False
+
+    def _update(self, key: tuple[str, str], values: Mapping[str, Any]) -> int:
+        """UPDATE the row at `key` to `values` (in place: the history and the
+        keyword index see an update); how many rows changed."""
+        names = list(values)
+        assignments = ", ".join(f"{_quoted(n)} = ?" for n in names)
+        return self.conn.execute(f"UPDATE entries SET {assignments} WHERE store = ? AND slug = ?",
+                                 [values[n] for n in names] + list(key)).rowcount
 
     def rewrite(self, key: tuple[str, str] | None, values: Mapping[str, Any]) -> None:
         """Make `values` the memory now at `key` (None: a memory that no longer
@@ -276,10 +279,7 @@ class MemoryDB:
         if key is None:
             self.write_row(values, replace=False)
         else:
-            names = list(values)
-            assignments = ", ".join(f"{chr(34) + n + chr(34)} = ?" for n in names)
-            self.conn.execute(f"UPDATE entries SET {assignments} WHERE store = ? AND slug = ?",
-                              [values[n] for n in names] + list(key))
+            self._update(key, values)
         self.clear_verdicts(*target)
 
     def exists(self, store: str, slug: str) -> bool:
@@ -332,3 +332,7 @@ class MemoryDB:
         self.conn.execute(
             "DELETE FROM dedup_pairs WHERE store = ? AND (slug_a = ? OR slug_b = ?)", (store, slug, slug)
         )
+
+
+def _quoted(column: str) -> str:
+    return '"' + column + '"'
