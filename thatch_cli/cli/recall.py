@@ -29,6 +29,13 @@ from .output import Output
 from .render import esc, table
 
 
+# Shared with `search`, the original thatch's spelling of recall.
+Limit = Annotated[Optional[int], Option("--limit", "-n", metavar="N", show_default=False,
+                                        help="Most results to show (default: setting recall.limit, 10).")]
+Mode = Annotated[str, Option("--mode", "-m", choices=validate.MODES,
+                             help="Ranking: hybrid (meaning and exact words), semantic or lexical.")]
+
+
 @command("recall", examples=[
     'thatch recall "how do I publish a new version?"',
     'thatch recall "ERR_CONN_RESET" --mode lexical',
@@ -47,11 +54,9 @@ def recall(
                                             help="Include this branch's memories instead of the current branch's.")] = None,
     this_branch: Annotated[bool, Option("--this-branch",
                                         help="Include the current branch's memories (the default).")] = False,
-    limit: Annotated[Optional[int], Option("--limit", "-n", show_default=False,
-                                           help="Most results to show (default: setting recall.limit, 10).")] = None,
+    limit: Limit = None,
     include_archived: Annotated[bool, Option("--include-archived", help="Search archived memories too.")] = False,
-    mode: Annotated[str, Option("--mode", "-m", choices=validate.MODES,
-                                help="Ranking: hybrid (meaning and exact words), semantic or lexical.")] = "hybrid",
+    mode: Mode = "hybrid",
     floor: Annotated[Optional[float], Option("--floor", metavar="SCORE", show_default=False,
                                              help="Leave out matches scoring below SCORE, 0-1"
                                                   " (default: setting recall.floor, 0.3; 0 shows all).")] = None,

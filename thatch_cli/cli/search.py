@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from .. import validate
 from ..context import Context
-from .declare import Argument, Json, Option, command
+from .declare import Argument, Json, command
 from .output import Output
+from .recall import Limit, Mode
 
 ALL = "all"
 
@@ -25,10 +25,8 @@ def search(
     where: Annotated[Optional[str], Argument(metavar="STORE", show_default=False,
                                              help="Search only this store, or every store with 'all'"
                                                   " (default: the detected store plus global).")] = None,
-    limit: Annotated[Optional[int], Option("--limit", "-n", metavar="N", show_default=False,
-                                           help="Most results to show (default: setting recall.limit, 10).")] = None,
-    mode: Annotated[str, Option("--mode", "-m", choices=validate.MODES,
-                                help="Ranking: hybrid (meaning and exact words), semantic or lexical.")] = "hybrid",
+    limit: Limit = None,
+    mode: Mode = "hybrid",
     as_json: Json = False,
 ) -> None:
     """Find memories: `thatch recall` as the original thatch spells it, with the store as an argument."""
