@@ -110,6 +110,8 @@ Json = Annotated[bool, Option("--json", help="Print JSON with stable keys (liste
 Store = Annotated[Optional[str], Option("--store", "-s", metavar="STORE",
                                         help="Store to use instead of the detected one (also THATCH_STORE).")]
 Label = Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the memory.")]
+# A positional STORE (the original thatch's habit); cli/run.py merges it into
+# `store`, so a command declares `store_arg: StoreArg = None` and reads `store`.
 StoreArg = Annotated[Optional[str], Argument(metavar="STORE", show_default=False,
                                              help="Store to use (the same as --store).")]
 
@@ -118,10 +120,3 @@ BRIEF = "a brief: store, slug, label, branch, confidence, archived, updated_at, 
 FULL = "a brief plus content, created_at, last_recalled_at, model, has_vector"
 
 
-def pick_store(positional: str | None, option: str | None) -> str | None:
-    """The store named by a positional STORE or by --store/--global (one of them)."""
-    if positional is not None and option is not None and positional != option:
-        from ..errors import InvalidInput
-
-        raise InvalidInput("give the store either as an argument or with --store/--global, not both")
-    return positional if positional is not None else option

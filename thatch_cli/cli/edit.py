@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from ..context import Context
-from .declare import FULL, Argument, Json, Label, Store, StoreArg, command, pick_store
+from .declare import FULL, Argument, Json, Label, Store, StoreArg, command
 from .output import Output
 
 
@@ -24,7 +24,7 @@ def edit(ctx: Context, out: Output, *, label: Label, store_arg: StoreArg = None,
     from ..ops.scope import lookup
     from .editor import edited
 
-    memory = lookup(ctx, label, pick_store(store_arg, store), fallback=False)
+    memory = lookup(ctx, label, store, fallback=False)
     with edited(ctx, memory.content.rstrip("\n") + "\n", memory.slug) as text:
         outcome = save_edit(ctx, memory, text)
     if out.json_mode:

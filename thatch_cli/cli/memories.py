@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 from ..context import Context
 from ..errors import InvalidInput
 from ..records import Memory, StoreSummary
-from .declare import BRIEF, FULL, Argument, Json, Label, Option, Store, StoreArg, command, pick_store
+from .declare import BRIEF, FULL, Argument, Json, Label, Option, Store, StoreArg, command
 from .output import Output
 from .render import esc, table, tsv
 
@@ -113,7 +113,7 @@ def list_(
     On a terminal, a table; piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet."""
     from ..ops.memories import list_memories
 
-    listing = list_memories(ctx, pick_store(store_arg, store), branch=branch, this_branch=this_branch,
+    listing = list_memories(ctx, store, branch=branch, this_branch=this_branch,
                             archived=archived)
     if out.json_mode:
         out.json(listing.to_json())
@@ -148,7 +148,6 @@ def show(
     """Print one memory in full: from the detected store, else from global (it says so)."""
     from ..ops.memories import show as find
 
-    store = pick_store(store_arg, store)
     memory = find(ctx, label, store)
     notices = []
     if store is None and memory.store != ctx.default_store():
@@ -201,7 +200,7 @@ def forget(
     Never from another store unasked: a memory that is only in global (shared by every repository) is forgotten with --store global (or --global)."""
     from ..ops.memories import forget as delete
 
-    memory = delete(ctx, label, pick_store(store_arg, store))
+    memory = delete(ctx, label, store)
     if out.json_mode:
         out.json({"forgotten": memory.brief()})
         return

@@ -20,7 +20,7 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
     if ctx.indicator is None and waiting.wanted(out.stderr, ctx.env, out.json_mode):
         ctx.indicator = lambda message: waiting.Spinner(out.stderr, message)
     try:
-        code = command(ctx, out, **with_global(params))
+        code = command(ctx, out, **with_store(params))
         return int(code or 0)
     except ThatchError as err:
         out.error(err)
@@ -43,10 +43,25 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
         ctx.close()
 
 
-def with_global(params: dict[str, Any]) -> dict[str, Any]:
-    """--global (cli/app.py adds it beside every --store) as store="global"."""
-    if "global_store" not in params:
+def with_store(params: dict[str, Any]) -> dict[str, Any]:
+    """The store however it was named, as `store`: --global (cli/app.py adds
+    it beside every --store) is store="global", and a positional STORE (the
+    original thatch's habit, declared with StoreArg) is merged in."""
+    if "global_store" not in params and "store_arg" not in params:
         return params
+    from ..errors import InvalidInput
+
+    params = dict(params)
+    if params.pop("global_store", False):
+        if params.get("store") not in (None, "global"):
+            raise InvalidInput("use either --store or --global, not both")
+        params["store"] = "global"
+    positional = params.pop("store_arg", None)
+    if positional is not None:
+        if params.get("store") not in (None, positional):
+            raise InvalidInput("give the store either as an argument or with --store/--global, not both")
+        params["store"] = positional
+    return params
     params = dict(params)
     if params.pop("global_store"):
         if params.get("store") not in (None, "global"):
