@@ -9,7 +9,7 @@ from ..context import Context
 from ..textsafe import one_line, shell_word
 from .declare import Argument, Json, Option, Store, command
 from .output import Output
-from .render import esc, plural, table
+from .render import esc, plural, table, tsv
 
 
 @command("backup", examples=["thatch backup", "thatch backup ~/backups/thatch-$(date +%F).db"],
@@ -80,7 +80,7 @@ def history(
     if out.rich:
         table(out, ("version", "replaced at", "then", "label", "text"), [tuple(esc(c) for c in r) for r in rows])
     else:
-        out.lines(["\t".join(r) for r in rows])
+        tsv(out, rows)
     hint = f"thatch restore-memory {shell_word(found.label)}" + (f" --store {shell_word(found.store)}"
                                                                if store else "")
     out.notice(f"bring one back with: {hint} --version N")
