@@ -12,6 +12,7 @@ import sqlite3
 import pytest
 
 from helpers import thatch_pty, thatch_process
+from thatch_cli.ops.remember import remember
 
 LABEL = "Evil\x1b]0;owned\x07 label"
 BRANCH = "feat\x1b[31m-x"
@@ -22,15 +23,14 @@ RAW = ("\x1b]", "\x07", "\x1b[2J", "\x9b", "\x7f", "\x1b[31m")
 
 
 @pytest.fixture
-def hostile(isolated_env, tmp_path):
+def hostile(isolated_env, tmp_path, make_ctx):
     env = {**os.environ, "THATCH_MODEL": "fake:64", "THATCH_STORE": "acme/widget", "NO_COLOR": "1",
            "TERM": "xterm-256color",
            "THATCH_DUPLICATE_THRESHOLD": "0.5"}  # the fake embedder's near-duplicates score lower
-    for label in ("Deploy notes", "Deploy notes again", "Elsewhere"):
-        done = thatch_process(["remember", label, "deploys go out on tuesdays"], env=env, cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
-    assert thatch_process(["remember", "Deploy notes", "deploys go out on thursdays", "--overwrite"],
-                          env=env, cwd=tmp_path).returncode == 0
+    with make_ctx(THATCH_STORE="acme/widget") as ctx:
+        for label in ("Deploy notes", "Deploy notes again", "Elsewhere"):
+            remember(ctx, "deploys go out on tuesdays", label)
+        remember(ctx, "deploys go out on thursdays", "Deploy notes", overwrite=True)
     # What the original thatch, or any program with the file, could have written.
     with sqlite3.connect(env["THATCH_DB"]) as conn:
         conn.execute("UPDATE entries SET label = ?, content = ? WHERE slug = 'deploy-notes'",

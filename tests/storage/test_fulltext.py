@@ -51,9 +51,9 @@ while time.monotonic() < end:
 def test_hybrid_recall_while_another_process_writes(make_ctx):
     with make_ctx(THATCH_STORE="acme/widget") as ctx:
         remember(ctx, "deploys go out on tuesdays", "Deploy days")
-        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(ctx.db_path), "2.5"], env=dict(os.environ))
+        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(ctx.db_path), "1.5"], env=dict(os.environ))
         try:
-            rounds, end = 0, time.monotonic() + 2.0
+            rounds, end = 0, time.monotonic() + 1.0
             while time.monotonic() < end:
                 found = search(ctx, "deploys releases tuesdays", floor=0)
                 assert found.results and all(0 <= r.score <= 1 for r in found.results)
