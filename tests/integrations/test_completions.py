@@ -276,12 +276,7 @@ def test_zsh_completes_in_a_real_shell(world, tmp_path):
             ("thatch dedup mark a b --status s", r"thatch dedup mark a b --status supplement $"),
             ("thatch init f", r"thatch init fish $"),
         ]
-        for number, (typed, expected) in enumerate(cases):
-            term.type(typed + "\t")
-            term.read_until(expected)
-            # Kill the line (^U), then wait for a marker so the next case starts clean.
-            term.type(f"\x15echo SYNC-{number}\n")
-            term.read_until(rf"\nSYNC-{number}\n.*READY> $")
+        complete_each(term, cases)
         # Ambiguous: zsh lists the candidates (with descriptions) below the line.
         term.type("thatch s\t")
         listing = term.read_until(r"stores")
@@ -433,13 +428,8 @@ def test_bash_puts_a_dash_label_after_double_dash(dashed):
 def test_zsh_puts_a_dash_label_after_double_dash(dashed, tmp_path):
     term = zsh_terminal(dashed, tmp_path)
     try:
-        for number, (typed, expected) in enumerate([
-                ("thatch show -- -v", r"thatch show -- -v\\ is\\ verbose $"),
-                ("thatch forget TOD", r"thatch forget TODO:\\ fix\\ deploy $")]):
-            term.type(typed + "\t")
-            term.read_until(expected)
-            term.type(f"\x15echo SYNC-{number}\n")
-            term.read_until(rf"\nSYNC-{number}\n.*READY> $")
+        complete_each(term, [("thatch show -- -v", r"thatch show -- -v\\ is\\ verbose $"),
+                             ("thatch forget TOD", r"thatch forget TODO:\\ fix\\ deploy $")])
         term.type("thatch history \t")
         listing = term.read_until(r"verbose")
         assert "deploy\\ steps" in listing
@@ -460,3 +450,13 @@ def test_fish_offers_double_dash_before_a_dash_label(dashed):
     assert "deploy steps" in got[0]
     assert "-v is verbose" in got[1] and "--" not in got[1]
     assert list(got[2]) == ["-v is verbose"]
+
+
+def complete_each(term, cases: list[tuple[str, str]]) -> None:
+    """Type each line and Tab, wait until the screen shows `expected`, then
+    kill the line (^U) and wait for a marker so the next case starts clean."""
+    for number, (typed, expected) in enumerate(cases):
+        term.type(typed + "\t")
+        term.read_until(expected)
+        term.type(f"\x15echo SYNC-{number}\n")
+        term.read_until(rf"\nSYNC-{number}\n.*READY> $")
