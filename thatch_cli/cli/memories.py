@@ -15,7 +15,7 @@ from ..errors import InvalidInput
 from ..records import Memory, StoreSummary
 from .declare import BRIEF, FULL, Argument, Json, Label, Option, Store, StoreArg, command
 from .output import Output
-from .render import esc, table, tsv
+from .render import esc, label_cell, table, tsv
 
 
 @command("remember", examples=[
@@ -125,7 +125,7 @@ def list_(
     from ..ops.recall import snippet
 
     if out.rich:
-        rows = [(f"[bold]{esc(m.label)}[/]", esc(m.branch or ""), str(m.confidence or ""), m.updated_at[:10],
+        rows = [(label_cell(m), esc(m.branch or ""), str(m.confidence or ""), m.updated_at[:10],
                  esc(snippet(m, 60))) for m in listing.memories]
         table(out, ("label", "branch", "conf", "updated", "snippet"), rows,
               title=f"{esc(listing.store)} · {len(listing.memories)}")
@@ -177,8 +177,7 @@ def _facts(memory: Memory) -> list[str]:
         facts.append(f"branch {memory.branch}")
     if memory.confidence is not None:
         facts.append(f"confidence {memory.confidence}/10")
-    if memory.archived:
-        facts.append("archived")
+    facts += memory.flags()
     facts.append(f"updated {memory.updated_at}")
     facts.append(f"recalled {memory.recall_count}×")
     return facts

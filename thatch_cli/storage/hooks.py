@@ -91,20 +91,20 @@ def branch_labels(conn: sqlite3.Connection, store: str, branch: str) -> list[str
     return [r[0] for r in rows]
 
 
-def labels(conn: sqlite3.Connection, stores: Sequence[str]) -> list[str]:
-    rows = conn.execute(f"SELECT label FROM entries WHERE store IN ({_marks(stores)}) ORDER BY label", list(stores))
-    return list(dict.fromkeys(r[0] for r in rows))
+def values(conn: sqlite3.Connection, column: str, stores: Sequence[str]) -> list[str]:
+    """The distinct non-empty values of a column of `entries` (a field's,
+    fields.py) among the memories of `stores`, archived included, sorted:
+    the labels or branches completion offers."""
+    rows = conn.execute(
+        f'SELECT DISTINCT "{column}" FROM entries WHERE store IN ({_marks(stores)})'
+        f' AND "{column}" IS NOT NULL AND "{column}" != \'\' ORDER BY 1', list(stores))
+    return [r[0] for r in rows]
 
 
 def store_names(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT name FROM stores ORDER BY name")]
 
 
-def branches(conn: sqlite3.Connection, stores: Sequence[str]) -> list[str]:
-    rows = conn.execute(
-        f"SELECT DISTINCT branch FROM entries WHERE store IN ({_marks(stores)})"
-        " AND branch IS NOT NULL AND branch != '' ORDER BY branch", list(stores))
-    return [r[0] for r in rows]
 
 
 def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, int, int | None]]:
