@@ -373,7 +373,7 @@ def test_python_entry_point_is_the_same_program(repo):
 
 def test_record_deletion_is_idempotent_within_a_window(repo):
     from thatch_cli.storage import schema as db
-    from thatch_cli.storage.hooks import record_deletion
+    from thatch_cli.storage.fastread import record_deletion
 
     conn = db.connect(Path(os.environ["THATCH_DB"]))
     try:

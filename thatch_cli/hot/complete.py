@@ -44,16 +44,16 @@ def _parse(argv: list[str]) -> tuple[str, str | None] | None:
 def values(kind: str, store: str | None, env, cwd: Path) -> list[str]:
     from .. import paths
     from ..location import scope
-    from ..storage import hooks
+    from ..storage import fastread
 
     # Read-only and never created, upgraded or waited on for long: a Tab press must not freeze.
-    conn = hooks.open_readonly(paths.db_path(env), timeout=0.2)
+    conn = fastread.open_readonly(paths.db_path(env), timeout=0.2)
     try:
         if kind == "stores":
-            return hooks.store_names(conn) if conn is not None else [scope.GLOBAL]
+            return fastread.store_names(conn) if conn is not None else [scope.GLOBAL]
         place = scope.here(env, cwd)
         stores = [store] if store else scope.default_scope(place)
-        found = hooks.values(conn, COMPLETED[kind].column, stores) if conn is not None else []
+        found = fastread.values(conn, COMPLETED[kind].column, stores) if conn is not None else []
         if kind == "branches" and place.repo is not None:  # branches without memories yet too
             found = sorted(set(found).union(scope.local_branches(place.repo)))
         return found

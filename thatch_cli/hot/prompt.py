@@ -33,7 +33,7 @@ from typing import Mapping
 
 from .. import paths
 from ..location import scope
-from ..storage import hooks
+from ..storage import fastread
 from ..textsafe import one_line
 
 SEP = "\t"
@@ -79,12 +79,12 @@ def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | 
     if state == prev:
         return state, None, False
     entered = place.repo is not None and name != prev_store
-    conn = hooks.open_readonly(paths.db_path(env))
+    conn = fastread.open_readonly(paths.db_path(env))
     if conn is None:
         return state, None, False
     try:
-        counts = hooks.branch_counts(conn, place.store)
-        warm = entered and bool(counts) and hooks.has_vectors(conn, place.store)
+        counts = fastread.branch_counts(conn, place.store)
+        warm = entered and bool(counts) and fastread.has_vectors(conn, place.store)
     except Exception:
         return state, None, False
     finally:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 from .. import paths
 from ..location import scope
-from ..storage import hooks
+from ..storage import fastread
 from ..textsafe import one_line
 from ..location.scope import project_dir
 from .agentio import context_json, read_payload, respond
@@ -42,16 +42,16 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     place = scope.here(env, cwd)
     store, branch = place.store, place.branch
     db_path = paths.db_path(env)
-    conn = hooks.open_readonly(db_path)
+    conn = fastread.open_readonly(db_path)
     if conn is None:
         return _fit([f"[thatch] No memories yet for {one_line(store)}.", WHEN], max_chars)
     try:
         cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - STALE_DAYS * 86400))
-        counts, stale = hooks.branch_counts_and_stale(conn, store, cutoff)
-        global_count = sum(hooks.branch_counts(conn, scope.GLOBAL).values()) if store != scope.GLOBAL else 0
-        on_branch = hooks.branch_labels(conn, store, branch) if branch and counts.get(branch) else []
-        top = hooks.top_memories(conn, store, 8)
-        version = hooks.store_version(conn, store)
+        counts, stale = fastread.branch_counts_and_stale(conn, store, cutoff)
+        global_count = sum(fastread.branch_counts(conn, scope.GLOBAL).values()) if store != scope.GLOBAL else 0
+        on_branch = fastread.live_labels(conn, store, branch=branch) if branch and counts.get(branch) else []
+        top = fastread.top_memories(conn, store, 8)
+        version = fastread.store_version(conn, store)
     finally:
         conn.close()
     total = sum(counts.values())

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..errors import Conflict, NotFound
 from ..records import Memory
-from . import hooks
+from . import fastread
+from .fastread import LIVE
 from .memories import MemoryDB
 
 
@@ -59,7 +60,7 @@ def archive_branch(db: MemoryDB, store: str, branch: str) -> list[Memory]:
     with db.transaction() as conn:
         changed = _scoped(db, store, branch, live_only=True)
         conn.execute(
-            "UPDATE entries SET archived = 1 WHERE store = ? AND branch = ? AND archived = 0", (store, branch)
+            f"UPDATE entries SET archived = 1 WHERE store = ? AND branch = ? AND {LIVE}", (store, branch)
         )
     for memory in changed:
         memory.archived = True
@@ -67,7 +68,7 @@ def archive_branch(db: MemoryDB, store: str, branch: str) -> list[Memory]:
 
 
 def branch_deletions(db: MemoryDB, store: str) -> dict[str, str]:
-    return hooks.branch_deletions(db.conn, store)
+    return fastread.branch_deletions(db.conn, store)
 
 
 def index_problems(conn) -> dict[str, int]:

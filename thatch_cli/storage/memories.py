@@ -16,7 +16,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from .. import fields
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import history, schema
+from . import fastread, history, schema
+from .fastread import LIVE
 
 
 def _quoted(column: str) -> str:
@@ -112,24 +113,18 @@ class MemoryDB:
     def ensure_store(self, name: str) -> None:
         self.conn.execute("INSERT OR IGNORE INTO stores (name) VALUES (?)", (name,))
 
+    # Which stores exist is asked of fastread.py, as the hot paths ask it.
+
     def store_names(self) -> list[str]:
         """Every store: those registered, and any that only rows name (a
         file another program wrote may skip the `stores` table)."""
-        rows = self.conn.execute("SELECT name FROM stores UNION SELECT DISTINCT store FROM entries ORDER BY 1")
-        return [r[0] for r in rows]
+        return fastread.store_names(self.conn)
 
     def store_exists(self, name: str) -> bool:
-        return self.conn.execute(
-            "SELECT 1 FROM stores WHERE name = ? UNION ALL SELECT 1 FROM entries WHERE store = ? LIMIT 1",
-            (name, name)).fetchone() is not None
+        return fastread.store_exists(self.conn, name)
 
     def store_summaries(self) -> list[StoreSummary]:
-        rows = self.conn.execute(
-            """SELECT s.name, count(e.slug), max(e.updated_at)
-               FROM stores s LEFT JOIN entries e ON e.store = s.name
-               GROUP BY s.name ORDER BY s.name"""
-        )
-        return [StoreSummary(name, count, last) for name, count, last in rows]
+        return [StoreSummary(name, count, last) for name, count, last in fastread.store_summaries(self.conn)]
 
     def store_version(self, store: str) -> int:
         row = self.conn.execute(
@@ -188,8 +183,7 @@ class MemoryDB:
             where.append("branch = ?")
             args.append(branch)
         if archived is not None:
-            where.append("archived = ?")
-            args.append(int(archived))
+            where.append(f"NOT {LIVE}" if archived else LIVE)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         names, select = self._select()
         rows = self.conn.execute(f"{select} {clause} ORDER BY store, updated_at DESC, slug", args)
@@ -197,21 +191,15 @@ class MemoryDB:
 
     def labels(self, stores: Sequence[str]) -> list[str]:
         """Every label in `stores`, archived included (for did-you-mean)."""
-        rows = self.conn.execute(f"SELECT label FROM entries WHERE store IN ({marks(stores)})", list(stores))
-        return [r[0] for r in rows]
+        return fastread.values(self.conn, "label", stores)
 
     def stores_with_slug(self, slug: str) -> list[str]:
         """The stores holding a memory with this slug."""
         return [r[0] for r in self.conn.execute("SELECT store FROM entries WHERE slug = ? ORDER BY store", (slug,))]
 
     def branches(self, stores: Sequence[str]) -> list[str]:
-        """Branches that memories of `stores` are scoped to."""
-        rows = self.conn.execute(
-            f"SELECT DISTINCT branch FROM entries WHERE store IN ({marks(stores)})"
-            " AND branch IS NOT NULL AND branch != '' ORDER BY branch",
-            list(stores),
-        )
-        return [r[0] for r in rows]
+        """Branches that memories of `stores` are scoped to (archived ones too)."""
+        return fastread.values(self.conn, "branch", stores)
 
     # -- writing entries -------------------------------------------------------
 

@@ -323,7 +323,7 @@ def open_database(path: Path, *, timeout: float | None = None,
 
 
 def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
-    from .hooks import open_readonly
+    from .fastread import open_readonly
 
     conn = open_readonly(path, timeout, check_same_thread=False)
     if conn is None:
@@ -361,7 +361,7 @@ def _refuse_newer(path: Path, version: int) -> None:
 def file_version(path: Path) -> int:
     """The thatch schema version of a database file (0: the original's or an
     older format), read without changing it."""
-    from .hooks import connect_readonly
+    from .fastread import connect_readonly
 
     conn = connect_readonly(path)
     try:
