@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Callable, Mapping
 
 from . import paths
-from .clock import Clock, format_ts, system_clock
+from .clock import format_ts, system_clock
 
 if TYPE_CHECKING:
+    from .clock import Clock
     from .embeddings import Embedder
     from .location.scope import Place
     from .storage.memories import MemoryDB

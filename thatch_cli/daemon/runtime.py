@@ -20,11 +20,12 @@ import errno
 import os
 import stat
 import sys
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~2 ms
-if TYPE_CHECKING:
-    from typing import Mapping
 
 from .. import __version__, settings
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
+if TYPE_CHECKING:
+    from typing import Mapping
 
 
 SOCKET = "daemon.sock"

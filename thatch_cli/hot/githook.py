@@ -22,13 +22,16 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from .. import paths
 from ..location import gitfs, scope
 from ..storage import fastread
 from ..textsafe import one_line, shell_word
 from .prompt import switch_line
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
+if TYPE_CHECKING:
+    from typing import Mapping, Sequence
 
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import sys
 import time
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Mapping
 
 from .. import paths
 from ..location import scope
+from ..location.scope import project_dir
 from ..storage import fastread
 from ..textsafe import one_line
-from ..location.scope import project_dir
 from .agentio import context_json, read_payload, respond
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Mapping
 
 DEFAULT_MAX_CHARS = 2_000
 STALE_DAYS = 90  # ops.hygiene.DEFAULT_STALE_DAYS (a test checks); hygiene's module is too heavy to import here

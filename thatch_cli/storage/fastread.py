@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Sequence
@@ -139,8 +140,6 @@ def store_summaries(conn: sqlite3.Connection) -> list[tuple[str, int, str | None
     return conn.execute(f"""SELECT s.name, count(e.slug), max(e.updated_at)
                             FROM ({STORES}) s LEFT JOIN entries e ON e.store = s.name
                             GROUP BY s.name ORDER BY s.name""").fetchall()
-
-
 
 
 def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, int, int | None]]:
