@@ -35,13 +35,13 @@ def test_environment_over_file_over_default(isolated_env):
     assert settings.resolve({**env, "THATCH_RECALL_LIMIT": " "}, "recall.limit") == (4, "file")  # blank = unset
 
 
-def test_every_reader_of_the_model_agrees(isolated_env, minilm_path):
+def test_every_reader_of_the_model_agrees(isolated_env, minilm_folder):
     """embeddings.model_name, the daemon's expected model and the embedder
     all take the model from the same setting."""
     env = {k: v for k, v in isolated_env.items() if k != "THATCH_DAEMON"}
-    write(env, f'model = "{minilm_path}"\n')
-    assert embeddings.model_name(env) == minilm_path
-    assert runtime.expected_model(env) == embeddings.model_identity(minilm_path, env)
+    write(env, f'model = "{minilm_folder}"\n')
+    assert embeddings.model_name(env) == minilm_folder
+    assert runtime.expected_model(env) == embeddings.model_identity(minilm_folder, env)
     assert embeddings.embedder_from_env(env).name == runtime.expected_model(env)
     assert runtime.expected_model({**env, "THATCH_MODEL": "fake:8"}) == embeddings.model_name(
         {**env, "THATCH_MODEL": "fake:8"}) == "fake:8"
