@@ -44,12 +44,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from thatch_cli.context import Context  # noqa: E402
-from thatch_cli.ranking.fusion import CANDIDATES  # noqa: E402
 from thatch_cli.embeddings import SentenceTransformerEmbedder, model_space  # noqa: E402
-from thatch_cli.records import Memory  # noqa: E402
 from thatch_cli.ops.recall import MODES, search  # noqa: E402
-from thatch_cli.slugs import passage_text, slugify  # noqa: E402
 from thatch_cli.ranking.dense import to_blob  # noqa: E402
+from thatch_cli.ranking.fusion import CANDIDATES  # noqa: E402
+from thatch_cli.records import Memory  # noqa: E402
+from thatch_cli.slugs import passage_text, slugify  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "bench-data" / "locomo"
 ORDER = ("lexical", "semantic", "hybrid")

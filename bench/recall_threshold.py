@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import locomo  # noqa: E402
+
 from thatch_cli.context import Context  # noqa: E402
 from thatch_cli.embeddings import SentenceTransformerEmbedder  # noqa: E402
 from thatch_cli.ops import nudge  # noqa: E402

@@ -79,8 +79,6 @@ class Embedded:
 class LocalEngine:
     """Embed and search in this process with ctx.embedder()."""
 
-    uses_daemon = False
-
     def __init__(self, ctx: Host) -> None:
         self.ctx = ctx
 
@@ -170,8 +168,6 @@ class DaemonEngine:
     loaded: otherwise the daemon is started in the background and the call
     raises ModelUnavailable at once, so the caller degrades (keyword search)
     instead of waiting seconds for a model, here or in-process."""
-
-    uses_daemon = True
 
     def __init__(self, ctx: Host) -> None:
         from .daemon.client import REQUEST_TIMEOUT, Client

@@ -99,7 +99,6 @@ FIELDS: tuple[Field, ...] = (
 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
-KEY = ("store", "slug")  # a memory is keyed by (store, slug); the original's primary key is (slug, store)
 ORIGINAL = tuple(f for f in FIELDS if f.original)
 HISTORY = tuple(f for f in FIELDS if f.history)
 VERSIONED = tuple(f for f in FIELDS if f.versioned)

@@ -9,11 +9,12 @@ import threading
 
 import pytest
 
-from helpers import daemon_pids, stop_all, wait_until
 from thatch_cli.context import Context
 from thatch_cli.daemon import handlers, protocol
 from thatch_cli.ops.recall import search
 from thatch_cli.ops.remember import remember
+
+from helpers import daemon_pids, stop_all, wait_until
 
 
 @pytest.fixture

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.integrations import githooks
 from thatch_cli.errors import Conflict, NotFound
-from thatch_cli.records import Memory
+from thatch_cli.integrations import githooks
 from thatch_cli.integrations.shell import sh_quote
+from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import ODD_EXE, THATCH

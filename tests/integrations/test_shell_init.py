@@ -19,13 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.integrations import shell as shellinit
 from thatch_cli.errors import InvalidInput
+from thatch_cli.integrations import shell as shellinit
 from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import ODD_EXE, THATCH
-
 
 # -- rendering ------------------------------------------------------------------------------
 

@@ -13,9 +13,10 @@ import os
 import anyio
 import pytest
 
-from helpers import BrokenEmbedder, call_json, hook, hook_payload, mcp_session, stop_all, thatch_process, wait_until
 from thatch_cli.context import Context
 from thatch_cli.ops.remember import remember
+
+from helpers import BrokenEmbedder, call_json, hook, hook_payload, mcp_session, stop_all, thatch_process, wait_until
 
 pytestmark = pytest.mark.model
 

@@ -5,8 +5,8 @@ import stat
 
 import pytest
 
-from thatch_cli.storage import schema as dbmod
 from thatch_cli.clock import format_ts, parse_ts
+from thatch_cli.storage import schema as dbmod
 from thatch_cli.storage.memories import MemoryDB
 
 ORIGINAL_SCHEMA = """

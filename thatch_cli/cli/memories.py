@@ -215,7 +215,8 @@ def stores(
     as_json: Json = False,
 ) -> None:
     """List stores with their memory counts and last update (tab-separated when piped)."""
-    from ..ops.memories import drop_store, stores as summaries
+    from ..ops.memories import drop_store
+    from ..ops.memories import stores as summaries
 
     if drop is not None:
         name = drop_store(ctx, drop)
@@ -239,7 +240,8 @@ def stores(
          json="model, checked, embedded, changed_meanwhile")
 def reindex(ctx: Context, out: Output, *, store: Store = None, as_json: Json = False) -> None:
     """Embed memories that have no vector, or one from a different model."""
-    from ..ops.reindex import BATCH, reindex as embed_all
+    from ..ops.reindex import BATCH
+    from ..ops.reindex import reindex as embed_all
     from .progress import STEP, ProgressBar
 
     with ProgressBar.for_output(out, "Embedding", ctx) as progress:

@@ -28,7 +28,6 @@ from .declare import Argument, Json, Option, command
 from .output import Output
 from .render import esc, label_cell, table
 
-
 # Shared with `search`, the original thatch's spelling of recall.
 Limit = Annotated[Optional[int], Option("--limit", "-n", metavar="N", show_default=False,
                                         help="Most results to show (default: setting recall.limit, 10).")]

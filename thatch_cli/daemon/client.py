@@ -13,13 +13,12 @@ Starting (under spawn.lock, so racing commands start one daemon):
 
 from __future__ import annotations
 
-import os
-import time
-from typing import Any, Callable, Mapping
-
 # The C module: `import socket` costs ~2 ms more (enum conversions,
 # selectors), on every `thatch recall`.
 import _socket
+import os
+import time
+from typing import Any, Callable, Mapping
 
 from .. import settings
 from . import protocol, runtime

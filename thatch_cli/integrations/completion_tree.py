@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ..fields import COMPLETED
 
+
 @dataclass
 class Option:
     names: list[str]  # every spelling that sets it, long first (e.g. --store, -s)
@@ -60,8 +61,8 @@ def value_kind(param: dict) -> str:
     if param.get("choices"):
         return "choices"
     name = param["name"].lower().strip("_")
-    for kind, field in COMPLETED.items():  # a field `thatch _complete` offers (fields.py)
-        if name.startswith(field.name) or name.endswith(field.name):
+    for kind, completed in COMPLETED.items():  # a field `thatch _complete` offers (fields.py)
+        if name.startswith(completed.name) or name.endswith(completed.name):
             return kind
     metavar = (param.get("metavar") or "").strip("[]").upper()
     if re.search(r"(path|file|dir|output|input|source)", name) or metavar in ("PATH", "FILE", "DIR"):

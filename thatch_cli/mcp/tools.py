@@ -14,8 +14,19 @@ from typing import Any, Callable
 
 from .. import validate
 from ..context import Context
-from .render import (render_done, render_duplicates, render_forget, render_hygiene, render_list, render_payload,
-                     render_recall, render_remember, render_show, render_stores, render_verdict)
+from .render import (
+    render_done,
+    render_duplicates,
+    render_forget,
+    render_hygiene,
+    render_list,
+    render_payload,
+    render_recall,
+    render_remember,
+    render_show,
+    render_stores,
+    render_verdict,
+)
 from .results import Reply, cap
 
 RECALL_MAX_LIMIT = 20  # the original's cap on memory_recall's limit

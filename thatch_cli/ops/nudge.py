@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from ..context import Context
 from ..records import Memory
+from ..settings import NUDGE_THRESHOLD as DEFAULT_THRESHOLD
 from .recall import search
 
-from ..settings import NUDGE_THRESHOLD as DEFAULT_THRESHOLD
 LEXICAL_THRESHOLD = 0.5
 MIN_PROMPT_CHARS = 10
 MAX_MATCHES = 5
