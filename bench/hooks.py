@@ -14,7 +14,7 @@ Builds a throwaway repository and database in a temp dir, then measures
 4. the completion queries `thatch _complete labels|stores` (budget 50 ms);
 5. `python -c pass`, for scale;
 6. `git switch` back and forth with the hooks installed and without;
-7. the prompt hook's warm-up (daemon.warm.maybe_warm, in this process):
+7. the shell hook's warm-up (daemon.warm.maybe_warm, in this process):
    a call that starts the daemon returns before its model loads (budget
    500 ms), and a call while it is up is a file check (budget 2 ms).
 
@@ -174,9 +174,9 @@ def warm_cost(env: dict, runs: int) -> list[tuple[str, str, str, str]]:
             checks.append(time.perf_counter() - start)
     finally:
         subprocess.run([THATCH, "daemon", "stop"], env=warm_env, capture_output=True, check=False)
-    return [("prompt hook warm-up, starting the daemon (maybe_warm)", f"{median_ms(spawns):.1f} ms", "≤ 500 ms",
+    return [("shell hook warm-up, starting the daemon (maybe_warm)", f"{median_ms(spawns):.1f} ms", "≤ 500 ms",
              f"{len(spawns)} starts; returns before the model loads"),
-            ("prompt hook warm-up, daemon up (maybe_warm)", f"{median_ms(checks) * 1000:.0f} µs", "≤ 2 ms",
+            ("shell hook warm-up, daemon up (maybe_warm)", f"{median_ms(checks) * 1000:.0f} µs", "≤ 2 ms",
              f"{len(checks)} calls")]
 
 

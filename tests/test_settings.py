@@ -115,7 +115,7 @@ def test_docs_list_every_setting():
 
 
 def test_reading_settings_stays_light(isolated_env):
-    """The registry imports only the standard library (the prompt hook's
+    """The registry imports only the standard library (the shell hook's
     warm-up reads it); tomlkit is for writing only."""
     env = dict(isolated_env)
     write(env, "[daemon]\nwarm = false\n")
@@ -127,7 +127,7 @@ def test_reading_settings_stays_light(isolated_env):
 
 
 def test_agent_settings_come_from_the_file_too(isolated_env):
-    """The prompt hook's cut-off and the MCP result cap are settings like any
+    """The recall nudge's cut-off and the MCP result cap are settings like any
     other: the file sets them, the variable overrides, a bad value in a hook
     means the default."""
     from thatch_cli.ops.nudge import threshold

@@ -46,7 +46,7 @@ class Context:
     # for a person at a terminal (cli/waiting.py); None shows nothing.
     indicator: Callable[[str], Any] | None = field(default=None, repr=False)
     # False: use the model only if the daemon already has it loaded, else
-    # degrade at once (engine.DaemonEngine); agents' recalls and prompt hooks.
+    # degrade at once (engine.DaemonEngine); agents' recalls and the agent hook flush-tools.
     wait_for_model: bool = True
     stdin: IO[str] | None = field(default=None, repr=False)
     stdout: IO[str] | None = field(default=None, repr=False)

@@ -1,6 +1,6 @@
 """The warm daemon, in real processes: start/stop/status, self-healing
 (stale files, races, model changes), permissions, fallback, idle exit, and
-the prompt hook's maybe_warm. Every test gets its own XDG_RUNTIME_DIR and
+the shell hook's maybe_warm. Every test gets its own XDG_RUNTIME_DIR and
 the `daemon_env` fixture kills whatever daemon a test left running."""
 
 from __future__ import annotations
@@ -403,7 +403,7 @@ def test_idle_daemon_exits(daemon_env):
     assert "idle for" in Path(rundir, "daemon.log").read_text()
 
 
-# -- the prompt hook's warm-up --------------------------------------------------------------
+# -- the shell hook's warm-up --------------------------------------------------------------
 
 
 def test_maybe_warm_starts_one_daemon_and_then_leaves_it_be(daemon_env):

@@ -205,7 +205,7 @@ def test_switch_prints_one_line_for_a_branch_with_memories(repo):
     out = git(repo, "checkout", "feat/many").stderr
     assert thatch_lines(out) == ["thatch: 7 memories on feat/many in acme/widget (thatch list --this-branch)"]
     assert thatch_lines(git(repo, "switch", "empty").stderr) == []
-    # A shell whose prompt hook reports switches (it exports THATCH_SHELL_HOOK): the hook stays quiet.
+    # A shell whose shell hook reports switches (it exports THATCH_SHELL_HOOK): the hook stays quiet.
     assert thatch_lines(git(repo, "switch", "feat/login", env={"THATCH_SHELL_HOOK": "bash"}).stderr) == []
     # A file checkout (flag 0) says nothing, even on a branch with memories.
     git(repo, "switch", "-q", "feat/login")

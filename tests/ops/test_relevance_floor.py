@@ -85,11 +85,11 @@ def test_the_floor_is_configurable(cli, store):
 
 
 def test_library_search_takes_a_floor(make_ctx, cli, store):
-    from thatch_cli.ops.recall import search
+    from thatch_cli.ops.recall import peek
 
     ctx = make_ctx()
-    assert search(ctx, "banana bread recipe", store="s").results == []
-    everything = search(ctx, "banana bread recipe", store="s", floor=0)
+    assert peek(ctx, "banana bread recipe", store="s").results == []
+    everything = peek(ctx, "banana bread recipe", store="s", floor=0)
     assert len(everything.results) == len(NOTES) and everything.weak == []
 
 

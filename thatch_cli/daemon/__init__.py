@@ -5,7 +5,7 @@ requests over a Unix socket in a private runtime directory.
     runtime   paths, ownership checks, locks, identity and spawning (stdlib only)
     protocol  frames and the typed, versioned message shapes (stdlib only)
     client    talking to the daemon, starting or replacing it (no numpy)
-    warm      maybe_warm(), for the shell prompt hook
+    warm      maybe_warm(), for the shell hook
     server    the daemon process: socket, lifecycle, dispatch
     handlers  what each operation does
     model     the embedding model, loaded in the background

@@ -234,7 +234,7 @@ class Client:
                 return sock
             pid = runtime.read_spawned(fd)
             if pid is not None and runtime.pid_alive(pid) and runtime.is_daemon(pid):
-                # Started moments ago (by the prompt hook, say): wait for it.
+                # Started moments ago (by the shell hook, say): wait for it.
                 try:
                     return self._wait_for_socket(rundir, pid, ours=False)
                 except Unreachable:

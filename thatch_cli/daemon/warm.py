@@ -1,4 +1,4 @@
-"""Warming the daemon from the shell prompt hook, when the user enters a
+"""Warming the daemon from the shell hook, when the user enters a
 repository whose store has memories with vectors: by the time they ask
 something, the model is loaded. Setting daemon.warm (THATCH_WARM) turns it off.
 
@@ -15,7 +15,7 @@ import time
 from .. import __version__, settings
 from . import runtime
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from typing import Mapping
 

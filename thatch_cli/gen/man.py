@@ -48,7 +48,7 @@ ENVIRONMENT = [
                        "tools at the same file. THATCH_DB wins when both are set."),
     ("THATCH_STORE", "Store to use instead of the one detected from the current directory. "
                      "An explicit --store still wins."),
-    ("THATCH_QUIET", "When set to 1, the shell prompt hook (thatch init) stays silent."),
+    ("THATCH_QUIET", "When set to 1, the shell hook (thatch init) stays silent."),
     ("THATCH_HOOKS", "When set to 0, the git hooks installed by thatch hooks install skip thatch's part "
                      "(a hook they chain to still runs)."),
     # Every setting's variable, from the registry (settings.py); each overrides the settings file.

@@ -1,4 +1,4 @@
-"""`thatch flush-tools [--json]`: the every-prompt hook (Claude Code and
+"""`thatch flush-tools [--json]`: the agent hook run at every prompt (Claude Code and
 Codex UserPromptSubmit, Cursor beforeSubmitPrompt).
 
 Reads the host's payload (session id from `session_id` or `conversation_id`,
@@ -27,7 +27,7 @@ from .. import paths
 from ..location.scope import project_dir
 from .agentio import PROMPT_KEYS, context_json, read_payload, respond, session_id, text_field
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Mapping

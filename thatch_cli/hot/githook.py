@@ -3,7 +3,7 @@
     _githook post-checkout <prev> <new> <flag>
         After a branch checkout: one line counting the memories scoped to the
         branch HEAD now names. Silent when there are none, and when the
-        shell's prompt hook will say it (THATCH_SHELL_HOOK is set).
+        shell hook will say it (THATCH_SHELL_HOOK is set).
     _githook branch-deleted [--git-pid PID] [--created NAME]... -- BRANCH...
         From reference-transaction (state "committed"), for refs/heads lines
         whose new value is all zeros. Git fires that for more than deletions
@@ -29,7 +29,7 @@ from ..storage import fastread
 from ..textsafe import one_line, shell_word
 from .prompt import switch_line
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from typing import Mapping, Sequence
 
@@ -49,8 +49,8 @@ def _say(text: str) -> None:
 
 
 def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> None:
-    """One line when the branch checked out has memories: the prompt hook's
-    branch-switch line (hot/prompt.py). Said by the prompt hook instead when
+    """One line when the branch checked out has memories: the shell hook's
+    branch-switch line (hot/prompt.py). Said by the shell hook instead when
     one runs in this shell (it exports THATCH_SHELL_HOOK), so a switch never
     prints twice."""
     # Only branch checkouts (flag 1); the branch comes from HEAD, not from

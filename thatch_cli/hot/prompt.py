@@ -35,7 +35,7 @@ from ..location import scope
 from ..storage import fastread
 from ..textsafe import one_line
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from typing import Mapping
 
@@ -59,8 +59,8 @@ def summary_line(store: str, branch: str | None, counts: Mapping[str | None, int
 
 
 def switch_line(store: str, branch: str, count: int) -> str:
-    """What a branch switch within one store says (the prompt hook, or the
-    git post-checkout hook when no prompt hook runs): one line, and only
+    """What a branch switch within one store says (the shell hook, or the
+    git post-checkout hook when no shell hook runs): one line, and only
     when the branch has memories."""
     return (f"thatch: {_plural(count)} on {one_line(branch)} in {one_line(store)}"
             " (thatch list --this-branch)")

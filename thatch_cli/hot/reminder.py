@@ -21,7 +21,7 @@ from ..storage import fastread
 from ..textsafe import one_line
 from .agentio import context_json, read_payload, respond
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Mapping

@@ -1,7 +1,7 @@
 """What thatch installs into the user's world, as library code (the commands
 that call it live in cli/):
 
-    shell       the prompt hook script for bash, zsh and fish (`thatch init`)
+    shell       the shell hook script for bash, zsh and fish (`thatch init`)
     githooks    post-checkout and reference-transaction hooks, chained and reversible
     completion  the generated completion scripts, installed where each shell looks
 """

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Mapping

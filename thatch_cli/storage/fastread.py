@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hook (tests/hot checks)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Sequence
