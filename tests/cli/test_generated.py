@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from thatch_cli.gen import __main__ as gen_main
-from thatch_cli.gen import cli_model, completions, man, spec
+from thatch_cli.gen import cli_model, completions, man, spec, tree
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,6 +17,7 @@ def expected() -> dict[Path, str]:
     """Every generated file with the text its generator would write now."""
     files = {spec.SPEC_PATH: spec.render(), man.MAN_PATH: man.render()}
     files.update(completions.outputs())
+    files.update(tree.outputs())
     return files
 
 
@@ -38,7 +39,7 @@ def test_generated_files_are_up_to_date():
     files = expected()
     assert {str(p.relative_to(ROOT)) for p in files} >= {
         "thatch_cli/cli/spec.json", "man/thatch.1", "completions/thatch.bash", "completions/_thatch",
-        "completions/thatch.fish"}
+        "completions/thatch.fish", "docs/architecture.md"}
     assert stale(files) == [], "stale generated files; run: python -m thatch_cli.gen"
 
 

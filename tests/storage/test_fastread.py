@@ -62,8 +62,8 @@ def test_live_means_the_same_to_the_hot_paths_and_to_commands(isolated_env):
     assert [m.slug for m in db.list(["s"])] == ["a", "c"]
     assert [m.slug for m in db.list(["s"], archived=True)] == ["b"]
     assert fastread.branch_counts(db.conn, "s") == {None: 2}
-    assert fastread.live_labels(db.conn, "s") == ["a", "c"]
-    assert fastread.live_labels(db.conn, "s", no_such_field=1) == []  # a field an older file lacks
+    assert fastread.live(db.conn, "s", ("slug",)) == [("a",), ("c",)]
+    assert fastread.live(db.conn, "s", ("slug",), no_such_field=1) == []  # a field an older file lacks
     db.close()
 
 

@@ -1,5 +1,5 @@
 """The warm embedding daemon: one background process per user keeps the model
-loaded and each store's vector matrix cached, and answers embed and search
+loaded and each store's vectors cached. It answers embed and search
 requests over a Unix socket in a private runtime directory.
 
     runtime   paths, ownership checks, locks, identity and spawning (stdlib only)

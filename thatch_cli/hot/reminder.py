@@ -50,7 +50,8 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
         cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - STALE_DAYS * 86400))
         counts, stale = fastread.branch_counts_and_stale(conn, store, cutoff)
         global_count = sum(fastread.branch_counts(conn, scope.GLOBAL).values()) if store != scope.GLOBAL else 0
-        on_branch = fastread.live_labels(conn, store, branch=branch) if branch and counts.get(branch) else []
+        on_branch = ([label for (label,) in fastread.live(conn, store, ("label",), branch=branch)]
+                     if branch and counts.get(branch) else [])
         top = fastread.top_memories(conn, store, 8)
         version = fastread.store_version(conn, store)
     finally:

@@ -46,7 +46,7 @@ def forget(ctx: Context, label: str, store: str | None = None) -> Memory:
     return ctx.db().delete(memory.store, memory.slug)
 
 
-class ArchiveChange:
+class FlagChange:
     __slots__ = ("memory", "changed")
 
     def __init__(self, memory: Memory, changed: bool) -> None:
@@ -56,13 +56,14 @@ class ArchiveChange:
         return {"memory": self.memory.brief(), "changed": self.changed}
 
 
-def set_archived(ctx: Context, label: str, archived: bool, store: str | None = None) -> ArchiveChange:
-    """Archive (kept as record, left out of recall) or restore one memory of
-    --store or the detected store. Doing it twice changes nothing."""
+def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None = None) -> FlagChange:
+    """Set or clear a flag (fields.py) of one memory of --store or the
+    detected store: archive it (kept as record, left out of recall) or
+    restore it ... Doing it twice changes nothing."""
     memory = lookup(ctx, label, store, fallback=False)
-    changed = maintenance.set_archived(ctx.db(), memory.store, memory.slug, archived)
-    memory.archived = archived
-    return ArchiveChange(memory, changed)
+    changed = maintenance.set_flag(ctx.db(), memory.store, memory.slug, name, value)
+    setattr(memory, name, value)
+    return FlagChange(memory, changed)
 
 
 class Rewritten:

@@ -99,19 +99,19 @@ def has_vectors(conn: sqlite3.Connection, store: str) -> bool:
     return row is not None
 
 
-def live_labels(conn: sqlite3.Connection, store: str, **equal: object) -> list[str]:
-    """Labels of the live memories of `store` whose fields have the given
+def live(conn: sqlite3.Connection, store: str, columns: Sequence[str], **equal: object) -> list[tuple]:
+    """`columns` of the live memories of `store` whose fields have the given
     values (`branch="main"`), newest first. A field a file not yet upgraded
     lacks matches nothing."""
     where = "".join(f' AND "{name}" = ?' for name in equal)
+    selected = ", ".join(f'"{column}"' for column in columns)
     try:
-        rows = conn.execute(f"SELECT label FROM entries WHERE store = ? AND {LIVE}{where}"
+        return conn.execute(f"SELECT {selected} FROM entries WHERE store = ? AND {LIVE}{where}"
                             " ORDER BY updated_at DESC, slug", [store, *equal.values()]).fetchall()
     except sqlite3.OperationalError as exc:
         if "no such column" in str(exc):
             return []
         raise
-    return [r[0] for r in rows]
 
 
 def values(conn: sqlite3.Connection, column: str, stores: Sequence[str]) -> list[str]:

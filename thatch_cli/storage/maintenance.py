@@ -3,6 +3,7 @@ memories, and the branch deletions the git hooks recorded."""
 
 from __future__ import annotations
 
+from .. import fields
 from ..errors import Conflict, NotFound
 from ..records import Memory
 from . import fastread
@@ -86,12 +87,15 @@ def index_problems(conn) -> dict[str, int]:
     return {"wrong": wrong, "orphans": orphans}
 
 
-def set_archived(db: MemoryDB, store: str, slug: str, archived: bool) -> bool:
-    """Archive (or restore) one memory; False when it already was. updated_at
-    stays, as for a branch: the content did not change."""
+def set_flag(db: MemoryDB, store: str, slug: str, name: str, value: bool) -> bool:
+    """Set or clear a flag field (fields.py: archived ...) of one memory;
+    False when it already was so. updated_at stays, as for a branch: the
+    content did not change (the history still keeps the change)."""
+    if fields.BY_NAME[name].kind != "flag":
+        raise ValueError(f"{name} is not a flag")
     with db.transaction() as conn:
-        cursor = conn.execute("UPDATE entries SET archived = ? WHERE store = ? AND slug = ? AND archived != ?",
-                              (int(archived), store, slug, int(archived)))
+        cursor = conn.execute(f'UPDATE entries SET "{name}" = ? WHERE store = ? AND slug = ? AND "{name}" != ?',
+                              (int(value), store, slug, int(value)))
     return cursor.rowcount > 0
 
 

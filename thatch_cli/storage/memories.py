@@ -216,8 +216,7 @@ class MemoryDB:
             self.ensure_store(memory.store)
             existing = self.check_writable(memory.store, memory.slug, overwrite=overwrite, archived=archived)
             memory.archived = bool(archived)
-            if existing is not None:
-                keep_fields(memory, existing)
+            keep_fields(memory, existing)
             self.write_row(memory.columns(), replace=existing is not None)
         return existing
 
@@ -311,9 +310,12 @@ class MemoryDB:
         )
 
 
-def keep_fields(memory: Memory, existing: Memory) -> None:
-    """Give `memory`, about to replace `existing`, what the fields' overwrite
-    rules keep: always ("keep"), or when `memory` has no value ("given")."""
+def keep_fields(memory: Memory, existing: Memory | None) -> None:
+    """Give `memory`, about to replace `existing` (None: a new memory), what
+    the fields' overwrite rules keep: always ("keep"), or when `memory` has
+    no value ("given"; a new memory then gets the field's default)."""
     for f in fields.FIELDS:
-        if f.overwrite == "keep" or (f.overwrite == "given" and getattr(memory, f.name) is None):
+        if f.overwrite == "given" and getattr(memory, f.name) is None:
+            setattr(memory, f.name, f.default if existing is None else getattr(existing, f.name))
+        elif f.overwrite == "keep" and existing is not None:
             setattr(memory, f.name, getattr(existing, f.name))
