@@ -9,8 +9,8 @@ prints, first that applies:
    them with get_extraction_payload and save what is durable. Firmer each
    time it is ignored (ops/extraction.py counts);
 2. a recall nudge: up to five memories of the project store and global that
-   relate to a prompt of 10+ characters (ops/nudge.py: telemetry-free
-   search, cut-off on the dense cosine), with the tool to read them;
+   relate to a prompt of 10+ characters (ops/nudge.py: a peek, which
+   stamps nothing; cut-off on the dense cosine), with the tool to read them;
 3. a one-line reminder to save new knowledge.
 
 The model is used only through a warm daemon; a cold one is started in the
