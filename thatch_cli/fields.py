@@ -95,6 +95,9 @@ FIELDS: tuple[Field, ...] = (
     Field("updated_at", "TEXT NOT NULL", "time", "", brief=True),
     Field("recall_count", "INTEGER NOT NULL DEFAULT 0", "count", 0, brief=True, overwrite="keep", synced=False),
     Field("last_recalled_at", "TEXT", "time", overwrite="keep", synced=False),
+    # thatch_cli's: listed first, always in the agents' session-start reminder.
+    Field("pinned", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, versioned=True, overwrite="given",
+          original=False),
 )
 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}

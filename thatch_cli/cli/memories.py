@@ -1,4 +1,4 @@
-"""`thatch remember | list | show | forget | stores | reindex`: one memory or
+"""`thatch remember | list | show | forget | pin | unpin | stores | reindex`: one memory or
 one store at a time (edit and rename are in cli/edit.py). Declaration, body and output of each command; the
 operations themselves are ops/remember.py, ops/memories.py, ops/reindex.py.
 
@@ -24,6 +24,7 @@ from .render import esc, label_cell, table, tsv
     'git diff --stat | thatch remember "Refactor" - --this-branch',
     'thatch remember "Deploy checklist"   # on a terminal: opens $EDITOR',
     'thatch remember --global "Python style" "Black, line length 100."',
+    'thatch remember --pin "Handoff" "Next: finish the migration, then drop the old table."',
 ], json=f"status (created, replaced or unchanged), memory ({FULL}), has_vector, similar (briefs with score),"
         " store_created, notices")
 def remember(
@@ -41,6 +42,7 @@ def remember(
     overwrite: Annotated[bool, Option("--overwrite", help="Replace an existing memory with this label.")] = False,
     archived: Annotated[Optional[bool], Option("--archived/--no-archived", show_default=False,
                                                help="Archive (or restore) it; required when updating an archived memory.")] = None,
+    pin: Annotated[bool, Option("--pin", help="Pin it: listed first, always in an agent's session-start reminder.")] = False,
     as_json: Json = False,
 ) -> None:
     """Save a memory. Saving the same label and text again changes nothing and says "unchanged".
@@ -58,7 +60,8 @@ def remember(
 
             heading, body = split_heading(text)
             _saved(out, save(ctx, body if heading else text, heading, store=store, branch=branch,
-                             this_branch=this_branch, confidence=confidence, overwrite=overwrite, archived=archived))
+                             this_branch=this_branch, confidence=confidence, overwrite=overwrite, archived=archived,
+                             pin=pin))
         return
     if label is None:
         raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
@@ -66,7 +69,7 @@ def remember(
     if content == "-":
         content = ctx.read_stdin()
     _saved(out, save(ctx, content, label, store=store, branch=branch, this_branch=this_branch,
-                     confidence=confidence, overwrite=overwrite, archived=archived))
+                     confidence=confidence, overwrite=overwrite, archived=archived, pin=pin))
 
 
 def _saved(out: Output, outcome) -> None:
@@ -83,7 +86,8 @@ def _saved(out: Output, outcome) -> None:
     if outcome.notice:
         out.notice(outcome.notice)
     verb = "Replaced" if outcome.replaced else "Remembered"
-    out.line(f"{verb} {m.label!r} in {where}" + (" (archived)" if m.archived else ""))
+    flags = m.flags()
+    out.line(f"{verb} {m.label!r} in {where}" + (f" ({', '.join(flags)})" if flags else ""))
     if outcome.similar:
         count = len(outcome.similar)
         out.notice(f"{count} similar memor{'y' if count == 1 else 'ies'} already in {m.store};"
@@ -108,7 +112,7 @@ def list_(
     archived: Annotated[bool, Option("--archived", help="List archived memories instead of live ones.")] = False,
     as_json: Json = False,
 ) -> None:
-    """List the memories of a store (default: the detected one), newest first.
+    """List the memories of a store (default: the detected one): pinned ones first, newest first.
 
     On a terminal, a table; piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet."""
     from ..ops.memories import list_memories
@@ -204,6 +208,33 @@ def forget(
         out.json({"forgotten": memory.brief()})
         return
     out.line(f"Forgot {memory.label!r} from {memory.store}")
+
+
+@command("pin", examples=['thatch pin "Release process"', 'thatch pin "Python style" --global'],
+         json=f"memory ({BRIEF}), changed")
+def pin(ctx: Context, out: Output, *, label: Label, store_arg: StoreArg = None, store: Store = None,
+        as_json: Json = False) -> None:
+    """Pin a memory: listed first, and always in a coding agent's session-start reminder (thatch reminder)."""
+    _pinned(ctx, out, label, True, store)
+
+
+@command("unpin", examples=['thatch unpin "Release process"'], json=f"memory ({BRIEF}), changed")
+def unpin(ctx: Context, out: Output, *, label: Label, store_arg: StoreArg = None, store: Store = None,
+          as_json: Json = False) -> None:
+    """Unpin a memory (unpinning one that is not pinned changes nothing)."""
+    _pinned(ctx, out, label, False, store)
+
+
+def _pinned(ctx: Context, out: Output, label: str, pinned: bool, store: str | None) -> None:
+    from ..ops.memories import set_flag
+
+    change = set_flag(ctx, label, "pinned", pinned, store)
+    if out.json_mode:
+        out.json(change.to_json())
+        return
+    m, verb = change.memory, "Pinned" if pinned else "Unpinned"
+    out.line(f"{verb} {m.label!r} in {m.store}" if change.changed
+             else f"Unchanged: {m.label!r} in {m.store} was already {verb.lower()}")
 
 
 @command("stores", examples=["thatch stores", "thatch stores --drop old/experiment"],

@@ -2,8 +2,9 @@
 Code and Codex SessionStart, Cursor sessionStart).
 
 Prints a short context block for the agent: the detected store and branch,
-how many memories they hold, the labels of this branch's memories and of the
-most used ones, hygiene counts with where to look, and when to call the
+how many memories they hold, the pinned memories of the store and of global
+(label and text, newest first), the labels of this branch's memories and of
+the most used ones, hygiene counts with where to look, and when to call the
 memory tools. At most --max-chars characters (default 2,000). `--json`
 prints `{"additional_context": "..."}` (Cursor). No model, no writes; on any
 error or past the deadline it prints the static reminder instead.
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Mapping
 
 DEFAULT_MAX_CHARS = 2_000
+PINNED_CHARS = 300  # of each pinned memory's text
 STALE_DAYS = 90  # ops.hygiene.DEFAULT_STALE_DAYS (a test checks); hygiene's module is too heavy to import here
 WHEN = ("When to use it: call memory_recall before answering about this project's architecture, conventions or"
         " past decisions, or the user's preferences; call memory_remember when you learn something durable (a"
@@ -53,6 +55,9 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
         on_branch = ([label for (label,) in fastread.live(conn, store, ("label",), branch=branch)]
                      if branch and counts.get(branch) else [])
         top = fastread.top_memories(conn, store, 8)
+        pinned = [_pinned_line(label, content, name)
+                  for name in dict.fromkeys([store, scope.GLOBAL])
+                  for label, content in fastread.live(conn, name, ("label", "content"), pinned=1)]
         version = fastread.store_version(conn, store)
     finally:
         conn.close()
@@ -69,7 +74,16 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     if top:
         lists.append(("Most used: ", [label for label, _count, _confidence in top]))
     hygiene = _hygiene(env, place, db_path, counts, stale, version)
-    return _fit([head + "."], max_chars, lists, [hygiene, WHEN] if hygiene else [WHEN])
+    return _fit([head + "."], max_chars, lists, [hygiene, WHEN] if hygiene else [WHEN], pinned)
+
+
+def _pinned_line(label: str, content: str, store: str) -> str:
+    from ..slugs import body_of
+
+    text = " ".join(body_of(label, content).split())
+    text = text if len(text) <= PINNED_CHARS else text[: PINNED_CHARS - 1].rstrip() + "…"
+    where = " (global)" if store == scope.GLOBAL else ""
+    return f'- "{one_line(label)}"{where}: {one_line(text)}'
 
 
 def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> str:
@@ -92,13 +106,24 @@ def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> st
             " them (thatch hygiene in a shell).")
 
 
-def _fit(first: list[str], max_chars: int, lists: list | None = None, last: list[str] | None = None) -> str:
-    """The lines within `max_chars`: label lists shrink first, then the text is cut."""
-    lists, last = lists or [], last or []
-    shown = [len(labels) for _, labels in lists]
+def _fit(first: list[str], max_chars: int, lists: list | None = None, last: list[str] | None = None,
+         pinned: list[str] | None = None) -> str:
+    """The lines within `max_chars`: label lists shrink first, then the text
+    is cut from the end; pinned memories come right after the first lines
+    and go (the oldest first, then named by a count) only when they alone
+    would not fit."""
+    lists, last, pinned = lists or [], last or [], pinned or []
+    shown, kept = [len(labels) for _, labels in lists], len(pinned)
+
+    def block() -> list[str]:
+        more = [f"(+{len(pinned) - kept} more pinned: memory_list)"] if kept < len(pinned) else []
+        return (["Pinned (read these first):", *pinned[:kept]] if pinned else []) + more
+
+    while kept and len("\n".join(first + block())) > max_chars:
+        kept -= 1
     while True:
         middle = [prefix + _labels(labels[:n], len(labels) - n) for (prefix, labels), n in zip(lists, shown) if n]
-        text = "\n".join(first + middle + last)
+        text = "\n".join(first + block() + middle + last)
         if len(text) <= max_chars or not any(shown):
             break
         biggest = max(range(len(shown)), key=lambda i: shown[i])

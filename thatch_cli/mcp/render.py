@@ -87,6 +87,12 @@ def render_forget(data: dict[str, Any]) -> str:
     return f"Forgot {memory['label']!r} from {memory['store']}."
 
 
+def render_pin(data: dict[str, Any]) -> str:
+    memory = data["memory"]
+    state = "pinned" if memory["pinned"] else "not pinned"
+    return f"{memory['label']!r} in {memory['store']} is {state}{'' if data['changed'] else ' (unchanged)'}."
+
+
 def render_stores(data: dict[str, Any]) -> str:
     return "\n".join(f"- {s['name']} ({_count(s['memories'])}, last update {s['last_update'] or 'never'})"
                      for s in data["stores"]) or "No stores."
