@@ -99,7 +99,7 @@ def _package_with_a_new_field(tmp_path: Path) -> Path:
     developer adding one would write it: nothing else changes."""
     copy = tmp_path / "src"
     shutil.copytree(ROOT / "thatch_cli", copy / "thatch_cli", ignore=shutil.ignore_patterns("__pycache__"))
-    path = copy / "thatch_cli" / "fields.py"
+    path = copy / Path(fields.__file__).resolve().relative_to(ROOT)
     text = path.read_text()
     anchor = text.index("\n)\n", text.index("FIELDS: tuple"))
     path.write_text(text[:anchor + 1] + MOOD + text[anchor + 1:])
