@@ -4,6 +4,7 @@ export and import, and the JSON shapes of an existing database."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -81,6 +82,25 @@ def test_completion_offers_the_fields_marked_complete():
     for name, kind in (("store_arg", "stores"), ("label_b", "labels"), ("from_branch", "branches"),
                        ("query", "none")):
         assert value_kind({"name": name, "flag": False}) == kind
+
+
+def test_no_other_module_spells_out_the_fields():
+    """fields.py is the one declaration: no other module of the package
+    holds a literal collection of most of a memory's fields."""
+    names, found = set(fields.NAMES), []
+    for path in (ROOT / "thatch_cli").rglob("*.py"):
+        if path.resolve() == Path(fields.__file__).resolve():
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+            elif isinstance(node, ast.Dict):
+                values = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+            else:
+                continue
+            if len(values & names) > len(names) // 2:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []
 
 
 def test_telemetry_and_vectors_are_not_synced():
