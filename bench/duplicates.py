@@ -95,8 +95,8 @@ def measure(db_path: str, store: str, runs: int) -> dict:
 
     import numpy  # noqa: F401  (imported before the baseline, as the command imports it)
 
-    from thatch_cli.ops import dedup
     from thatch_cli.context import Context
+    from thatch_cli.ops import dedup
 
     env = {**os.environ, "THATCH_DB": db_path, "THATCH_MODEL": MODEL}
 

@@ -14,7 +14,7 @@ exact text `thatch remember` stores and embeds (embedded in one batch, which
 gives the same vectors as one at a time). Queries: every QA item of
 categories 1-4 whose evidence names at least one turn of the conversation
 (the relevant set is those turns); each is asked through
-thatch_cli.ops.recall.search, the function behind `thatch recall`, once per mode,
+thatch_cli.ops.recall.peek, the function behind `thatch recall`, once per mode,
 with the default relevance floor (recall.floor) unless --floor says otherwise:
 what `thatch recall` shows. bench/relevance_floor.py sweeps the floor.
 
@@ -44,12 +44,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from thatch_cli.context import Context  # noqa: E402
-from thatch_cli.ranking.fusion import CANDIDATES  # noqa: E402
 from thatch_cli.embeddings import SentenceTransformerEmbedder, model_space  # noqa: E402
-from thatch_cli.records import Memory  # noqa: E402
-from thatch_cli.ops.recall import MODES, search  # noqa: E402
-from thatch_cli.slugs import passage_text, slugify  # noqa: E402
+from thatch_cli.ops.recall import MODES, peek  # noqa: E402
 from thatch_cli.ranking.dense import to_blob  # noqa: E402
+from thatch_cli.ranking.fusion import CANDIDATES  # noqa: E402
+from thatch_cli.records import Memory  # noqa: E402
+from thatch_cli.slugs import passage_text, slugify  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "bench-data" / "locomo"
 ORDER = ("lexical", "semantic", "hybrid")
@@ -120,7 +120,7 @@ def rrf(ctx: Context, store: str, question: str) -> list[str]:
     """Slugs ranked by reciprocal-rank fusion of thatch's two rankings."""
     scores: dict[str, float] = {}
     for mode in ("semantic", "lexical"):
-        ranking = search(ctx, question, store=store, limit=CANDIDATES, mode=mode, floor=0).results
+        ranking = peek(ctx, question, store=store, limit=CANDIDATES, mode=mode, floor=0).results
         for rank, result in enumerate(ranking, 1):
             scores[result.memory.slug] = scores.get(result.memory.slug, 0.0) + 1 / (RRF_K + rank)
     return sorted(scores, key=lambda slug: (-scores[slug], slug))[:10]
@@ -147,7 +147,7 @@ def run(folder: Path, model: str, floor: float | None = None) -> tuple[dict, dic
             for mode in ORDER:
                 started = time.perf_counter()
                 for question, evidence in asked:
-                    outcome = search(ctx, question, store=store, limit=10, mode=mode, floor=floor)
+                    outcome = peek(ctx, question, store=store, limit=10, mode=mode, floor=floor)
                     if outcome.mode != mode:
                         raise SystemExit(f"{mode} ranking fell back to {outcome.mode}: {outcome.notices}")
                     runs[mode].append(([slug_to_dia[r.memory.slug] for r in outcome.results], evidence))

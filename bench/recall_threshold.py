@@ -1,4 +1,4 @@
-"""What the prompt hook's recall cut-off means: `python bench/recall_threshold.py [DATA_DIR]`.
+"""What the recall nudge's cut-off (the agent hook flush-tools) means: `python bench/recall_threshold.py [DATA_DIR]`.
 
 The recall nudge (`thatch flush-tools`) lists memories that relate to the
 user's prompt. This measures, on LoCoMo (the data bench/locomo.py uses: one
@@ -32,10 +32,11 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import locomo  # noqa: E402
+
 from thatch_cli.context import Context  # noqa: E402
 from thatch_cli.embeddings import SentenceTransformerEmbedder  # noqa: E402
 from thatch_cli.ops import nudge  # noqa: E402
-from thatch_cli.ops.recall import search  # noqa: E402
+from thatch_cli.ops.recall import peek  # noqa: E402
 
 COSINES = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 FUSED = (0.5, 0.6, 0.7, 0.8, 0.9)
@@ -45,8 +46,8 @@ PER_STORE = 60  # questions asked per conversation, each way
 
 def scored(ctx: Context, store: str, question: str) -> list[tuple[str, float | None, float, float | None]]:
     """(slug, cosine, hybrid score, lexical share) of the top 10, with no floor."""
-    hybrid = search(ctx, question, store=store, limit=nudge.CANDIDATES, mode="hybrid", floor=0)
-    keywords = search(ctx, question, store=store, limit=nudge.CANDIDATES, mode="lexical", floor=0)
+    hybrid = peek(ctx, question, store=store, limit=nudge.CANDIDATES, mode="hybrid", floor=0)
+    keywords = peek(ctx, question, store=store, limit=nudge.CANDIDATES, mode="lexical", floor=0)
     weight = nudge._query_weight(ctx, keywords) if keywords.results else 0.0
     share = {r.memory.slug: min(1.0, r.ranked.lexical / weight) for r in keywords.results if weight > 0}
     rows = [(r.memory.slug, r.ranked.dense, r.score, None) for r in hybrid.results]

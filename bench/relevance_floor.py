@@ -17,9 +17,9 @@ database, saved through MemoryDB.save with the text `thatch remember` embeds:
 - LoCoMo (bench/locomo.py's data and loading, one store per conversation):
   its questions, and off-topic queries for everyday conversations (locomo_off).
 
-Every query goes through thatch_cli.ops.recall.search, the function behind
+Every query goes through thatch_cli.ops.recall.peek, the function behind
 `thatch recall`, limit 10, with floor=0; a floor F keeps the results scoring
-at least F, which is exactly what search(floor=F) returns (the floor splits
+at least F, which is exactly what peek(floor=F) returns (the floor splits
 the same top 10). Reported per floor, for hybrid ranking: the share of
 off-topic queries answered with nothing, the share of developer questions
 whose note is still in the top 5 (Hit@5), the README example's score, and
@@ -43,7 +43,7 @@ import locomo  # noqa: E402
 
 from thatch_cli.context import Context  # noqa: E402
 from thatch_cli.embeddings import SentenceTransformerEmbedder, model_space  # noqa: E402
-from thatch_cli.ops.recall import MODES, search  # noqa: E402
+from thatch_cli.ops.recall import MODES, peek  # noqa: E402
 from thatch_cli.ops.remember import resolve_label  # noqa: E402
 from thatch_cli.settings import RECALL_FLOOR  # noqa: E402
 from thatch_cli.slugs import slugify  # noqa: E402
@@ -71,7 +71,7 @@ def scored(ctx: Context, store: str, query: str) -> dict[str, list[tuple[str, fl
     """mode -> the top 10 (slug, score) of `query`, floor 0."""
     found = {}
     for mode in ORDER:
-        outcome = search(ctx, query, store=store, limit=10, mode=mode, floor=0)
+        outcome = peek(ctx, query, store=store, limit=10, mode=mode, floor=0)
         if outcome.mode != mode:
             raise SystemExit(f"{mode} ranking fell back to {outcome.mode}: {outcome.notices}")
         found[mode] = [(r.memory.slug, r.score) for r in outcome.results]

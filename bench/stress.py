@@ -44,9 +44,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from machine import describe  # noqa: E402
-
 from thatch_cli.storage.maintenance import index_problems  # noqa: E402
+
+from machine import describe  # noqa: E402
 
 STORE = "stress/widget"
 

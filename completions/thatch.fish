@@ -5,7 +5,7 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show stores unarchive
+            printf '%s\n' archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin recall reindex remember rename rescope restore restore-memory search setup show stores unarchive unpin
         case 'completion'
             printf '%s\n' install show
         case 'config'
@@ -22,7 +22,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'mcp|--max-chars' 'mcp|--lock-wait' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'show|--store' 'show|-s' 'stores|--drop' 'unarchive|--store' 'unarchive|-s'
+        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'mcp|--max-chars' 'mcp|--lock-wait' 'pin|--store' 'pin|-s' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'show|--store' 'show|-s' 'stores|--drop' 'unarchive|--store' 'unarchive|-s' 'unpin|--store' 'unpin|-s'
             return 0
     end
     return 1
@@ -122,8 +122,9 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a hooks -d 'Git hooks: memories of 
 complete -c thatch -n '__thatch_arg \'\' 0' -a hygiene -d 'Report near-duplicates, stale memories and memories of deleted branches (never deletes)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a import -d 'Import memories from JSONL (as written by export); embeds those without a usable vector'
 complete -c thatch -n '__thatch_arg \'\' 0' -a init -d 'Print the shell hook: a one-line memory summary when you enter a repository or switch branch'
-complete -c thatch -n '__thatch_arg \'\' 0' -a list -d 'List the memories of a store (default: the detected one), newest first'
+complete -c thatch -n '__thatch_arg \'\' 0' -a list -d 'List the memories of a store (default: the detected one): pinned ones first, newest first'
 complete -c thatch -n '__thatch_arg \'\' 0' -a mcp -d 'Serve the memory store to coding agents over MCP (stdio): the original thatch\'s tools'
+complete -c thatch -n '__thatch_arg \'\' 0' -a pin -d 'Pin a memory: listed first, and always in a coding agent\'s session-start reminder (thatch reminder)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a recall -d 'Find memories by meaning and by their words: the detected store plus global, unless told otherwise'
 complete -c thatch -n '__thatch_arg \'\' 0' -a reindex -d 'Embed memories that have no vector, or one from a different model'
 complete -c thatch -n '__thatch_arg \'\' 0' -a remember -d 'Save a memory. Saving the same label and text again changes nothing and says "unchanged"'
@@ -136,6 +137,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a setup -d 'Wire a coding agent to 
 complete -c thatch -n '__thatch_arg \'\' 0' -a show -d 'Print one memory in full: from the detected store, else from global (it says so)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a stores -d 'List stores with their memory counts and last update (tab-separated when piped)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a unarchive -d 'Bring an archived memory back into recall (restoring a live one changes nothing)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a unpin -d 'Unpin a memory (unpinning one that is not pinned changes nothing)'
 complete -c thatch -n '__thatch_at \'archive\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Archive every live memory of this branch instead'
 complete -c thatch -n '__thatch_at \'archive\'' -s b -r -f -a '(__thatch_values branches)' -d 'Archive every live memory of this branch instead'
 complete -c thatch -n '__thatch_at \'archive\'' -l this-branch -d 'Archive every live memory of the current branch'
@@ -337,6 +339,15 @@ complete -c thatch -n '__thatch_at \'mcp\'' -l max-chars -r -f -d 'Cap each tool
 complete -c thatch -n '__thatch_at \'mcp\'' -l lock-wait -r -f -d 'How long a write waits for another writer\'s lock'
 complete -c thatch -n '__thatch_at \'mcp\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'mcp\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'pin\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'pin\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'pin\'' -l global -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'pin\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'pin\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'pin\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'pin\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'pin\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_arg \'pin\' 1' -f -a '(__thatch_values stores)'
 complete -c thatch -n '__thatch_at \'recall\'' -l store -r -f -a '(__thatch_values stores)' -d 'Search only this store'
 complete -c thatch -n '__thatch_at \'recall\'' -s s -r -f -a '(__thatch_values stores)' -d 'Search only this store'
 complete -c thatch -n '__thatch_at \'recall\'' -l global -d 'Short for --store global'
@@ -376,6 +387,7 @@ complete -c thatch -n '__thatch_at \'remember\'' -s c -r -f -d 'How sure you are
 complete -c thatch -n '__thatch_at \'remember\'' -l overwrite -d 'Replace an existing memory with this label'
 complete -c thatch -n '__thatch_at \'remember\'' -l archived -d 'Archive (or restore) it; required when updating an archived memory'
 complete -c thatch -n '__thatch_at \'remember\'' -l no-archived -d 'Negate --archived'
+complete -c thatch -n '__thatch_at \'remember\'' -l pin -d 'Pin it: listed first, always in an agent\'s session-start reminder'
 complete -c thatch -n '__thatch_at \'remember\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'remember\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'remember\'' -s h -d 'Show help and exit'
@@ -446,3 +458,12 @@ complete -c thatch -n '__thatch_at \'unarchive\'' -l json -d 'Print JSON with st
 complete -c thatch -n '__thatch_at \'unarchive\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'unarchive\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'unarchive\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_at \'unpin\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'unpin\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'unpin\'' -l global -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'unpin\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'unpin\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'unpin\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'unpin\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'unpin\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_arg \'unpin\' 1' -f -a '(__thatch_values stores)'

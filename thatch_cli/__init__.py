@@ -7,7 +7,7 @@ operations):
 
     with thatch.Context.open("~/notes.db", cwd="~/src/widget") as ctx:
         thatch.remember(ctx, "Tag, build the wheel, twine upload.", "Release process")
-        for result in thatch.search(ctx, "how do I publish a new version?").results:
+        for result in thatch.peek(ctx, "how do I publish a new version?").results:
             print(f"{result.score:.2f}", result.memory.label)
 
 Names are imported on first use, so `import thatch_cli` stays cheap for the
@@ -23,7 +23,7 @@ _API = {
     "Context": "thatch_cli.context",
     "Memory": "thatch_cli.records",
     "remember": "thatch_cli.ops.remember",
-    "search": "thatch_cli.ops.recall",
+    "peek": "thatch_cli.ops.recall",
     "recall": "thatch_cli.ops.recall",
     "list_memories": "thatch_cli.ops.memories",
     "show": "thatch_cli.ops.memories",

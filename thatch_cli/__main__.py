@@ -16,7 +16,7 @@ import sys
 # called with the rest of argv, returning the exit code. The agent hooks keep
 # the original thatch's command names, so its host configurations work.
 HOT_COMMANDS: dict[str, str] = {
-    "_hook": "thatch_cli.hot.prompt",  # shell prompt hook: one-line summary
+    "_hook": "thatch_cli.hot.prompt",  # the shell hook: one-line summary
     "_githook": "thatch_cli.hot.githook",  # post-checkout, reference-transaction
     "_complete": "thatch_cli.hot.complete",  # labels, stores and branches for shell completion
     "reminder": "thatch_cli.hot.reminder",  # agent session start: memory context block

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Callable, Mapping
 
 from . import paths
-from .clock import Clock, format_ts, system_clock
+from .clock import format_ts, system_clock
 
 if TYPE_CHECKING:
+    from .clock import Clock
     from .embeddings import Embedder
     from .location.scope import Place
     from .storage.memories import MemoryDB
@@ -45,7 +46,7 @@ class Context:
     # for a person at a terminal (cli/waiting.py); None shows nothing.
     indicator: Callable[[str], Any] | None = field(default=None, repr=False)
     # False: use the model only if the daemon already has it loaded, else
-    # degrade at once (engine.DaemonEngine); agents' recalls and prompt hooks.
+    # degrade at once (engine.DaemonEngine); agents' recalls and the agent hook flush-tools.
     wait_for_model: bool = True
     stdin: IO[str] | None = field(default=None, repr=False)
     stdout: IO[str] | None = field(default=None, repr=False)

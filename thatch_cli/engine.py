@@ -79,8 +79,6 @@ class Embedded:
 class LocalEngine:
     """Embed and search in this process with ctx.embedder()."""
 
-    uses_daemon = False
-
     def __init__(self, ctx: Host) -> None:
         self.ctx = ctx
 
@@ -166,12 +164,10 @@ class DaemonEngine:
     one line and do the rest of the command in-process.
 
     A host that must not wait for the model (ctx.wait_for_model False: an
-    agent's recall, a prompt hook) uses it only when a daemon already has it
+    agent's recall, the agent hook flush-tools) uses it only when a daemon already has it
     loaded: otherwise the daemon is started in the background and the call
     raises ModelUnavailable at once, so the caller degrades (keyword search)
     instead of waiting seconds for a model, here or in-process."""
-
-    uses_daemon = True
 
     def __init__(self, ctx: Host) -> None:
         from .daemon.client import REQUEST_TIMEOUT, Client

@@ -1,26 +1,50 @@
 """Plain records passed between the layers, and their stable JSON shapes
-(the CLI's --json output and the MCP server's structured results)."""
+(the CLI's --json output and the MCP server's structured results).
+
+A Memory's attributes are the fields of fields.py, so a new field appears
+here, in storage and in both JSON shapes without being named again. Plain
+classes rather than dataclasses: building a dataclass compiles its methods
+when the module is imported, on every light command.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from .fields import BRIEF, BY_NAME, FIELDS, JSON, NAMES
 
 
-@dataclass
 class Memory:
-    store: str
-    slug: str
-    label: str
-    content: str  # exactly what was embedded: "# {label}\n\n{body}"
-    branch: str | None = None
-    confidence: int | None = None
-    archived: bool = False
-    created_at: str = ""
-    updated_at: str = ""
-    recall_count: int = 0
-    last_recalled_at: str | None = None
-    model: str | None = None
-    embedding: bytes | None = field(default=None, repr=False)
+    """One memory: an attribute per field (fields.py); `content` is exactly
+    what was embedded, "# {label}\\n\\n{body}"."""
+
+    __slots__ = NAMES
+
+    def __init__(self, **values: object) -> None:
+        for f in FIELDS:
+            setattr(self, f.name, values.pop(f.name, f.default))
+        if values:
+            raise TypeError(f"Memory has no field {', '.join(map(repr, values))}")
+
+    @classmethod
+    def from_row(cls, names, row) -> "Memory":
+        """A Memory from a row of `entries` selected as `names` (columns of
+        other programs, and fields the row lacks, are left at their defaults)."""
+        memory = cls()
+        for name, value in zip(names, row):
+            f = BY_NAME.get(name)
+            if f is not None:
+                setattr(memory, name, f.read(value))
+        return memory
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Memory):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in NAMES)
+
+    __hash__ = None  # mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in FIELDS if f.kind != "blob")
+        return f"Memory({shown})"
 
     @property
     def key(self) -> tuple[str, str]:
@@ -34,57 +58,59 @@ class Memory:
         return body_of(self.label, self.content)
 
     def columns(self) -> dict:
-        """The row of `entries` this memory is."""
-        return {
-            "slug": self.slug, "store": self.store, "label": self.label, "content": self.content,
-            "embedding": self.embedding, "model": self.model, "branch": self.branch,
-            "confidence": self.confidence, "archived": int(self.archived), "created_at": self.created_at,
-            "updated_at": self.updated_at, "recall_count": self.recall_count,
-            "last_recalled_at": self.last_recalled_at,
-        }
+        """The row of `entries` this memory is (column name -> stored value)."""
+        return {f.column: f.store(getattr(self, f.name)) for f in FIELDS}
 
     def brief(self) -> dict:
         """The short JSON shape (`list`, hygiene, verdicts)."""
-        return {
-            "store": self.store,
-            "slug": self.slug,
-            "label": self.label,
-            "branch": self.branch,
-            "confidence": self.confidence,
-            "archived": self.archived,
-            "updated_at": self.updated_at,
-            "recall_count": self.recall_count,
-        }
+        return {f.json: getattr(self, f.name) for f in BRIEF}
 
     def public(self) -> dict:
-        """The full JSON shape (`show`, `remember`)."""
-        return {
-            **self.brief(),
-            "content": self.body,
-            "created_at": self.created_at,
-            "last_recalled_at": self.last_recalled_at,
-            "model": self.model,
-            "has_vector": self.embedding is not None,
-        }
+        """The full JSON shape (`show`, `remember`): every field's key (the
+        content without its heading), and whether it has a vector."""
+        shown = {f.json: getattr(self, f.name) for f in JSON}
+        shown["content"] = self.body
+        shown["has_vector"] = self.embedding is not None
+        return shown
+
+    def flags(self) -> list[str]:
+        """The names of the flags set on this memory (archived, ...), for
+        output that marks them."""
+        return [f.name for f in FIELDS if f.kind == "flag" and getattr(self, f.name)]
 
 
-@dataclass(frozen=True)
 class Hit:
-    store: str
-    slug: str
-    score: float
-    match: str  # "semantic" or "lexical"
+    """A memory a ranker found: its key, score and which ranker ("semantic" or "lexical")."""
+
+    __slots__ = ("store", "slug", "score", "match")
+
+    def __init__(self, store: str, slug: str, score: float, match: str) -> None:
+        self.store, self.slug, self.score, self.match = store, slug, score, match
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.store, self.slug)
 
+    def _fields(self) -> tuple:
+        return (self.store, self.slug, self.score, self.match)
 
-@dataclass(frozen=True)
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, Hit) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"Hit(store={self.store!r}, slug={self.slug!r}, score={self.score!r}, match={self.match!r})"
+
+
 class StoreSummary:
-    name: str
-    memories: int
-    last_update: str | None
+    """A store's name, memory count and last update."""
+
+    __slots__ = ("name", "memories", "last_update")
+
+    def __init__(self, name: str, memories: int, last_update: str | None) -> None:
+        self.name, self.memories, self.last_update = name, memories, last_update
 
     def public(self) -> dict:
         return {"name": self.name, "memories": self.memories, "last_update": self.last_update}

@@ -10,13 +10,13 @@ else the default (`resolve` says which).
 
 Commands read strictly: a file that is not valid TOML, or a value of the
 wrong type or range, is a SettingsError (one line naming the file or the
-variable, exit 2). The machine-facing hot paths (the prompt hook's warm-up,
+variable, exit 2). The machine-facing hot paths (the shell hook's warm-up,
 the daemon's idle timer) pass strict=False and fall back to the default:
 a prompt is no place for an error.
 
 Reading costs one stat when there is no file; with one, the standard
 library's tomllib parses it once per process and change. Standard library
-only: the prompt hook imports this. Writing (ops/config.py) uses tomlkit,
+only: the shell hook imports this. Writing (ops/config.py) uses tomlkit,
 which keeps the file's comments and layout.
 """
 
@@ -27,10 +27,11 @@ import os
 from . import paths
 from .errors import InvalidInput
 
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, Mapping
+
 
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 # Chosen on a labelled set of 65 pairs of developer notes
@@ -144,7 +145,7 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             "Earlier versions kept per memory (overwrites, edits, renames, archiving, forgetting); 0 keeps none.",
             low=0, high=1000),
     Setting("nudge.threshold", "float", NUDGE_THRESHOLD, "THATCH_RECALL_THRESHOLD",
-            "Cosine a memory needs for the prompt hook (flush-tools) to list it to an agent.", above=0, high=1),
+            "Cosine a memory needs for the agent hook flush-tools to list it to an agent (the recall nudge).", above=0, high=1),
     Setting("mcp.max_chars", "int", MCP_MAX_CHARS, "THATCH_MCP_MAX_CHARS",
             "Most characters of one thatch mcp tool result (--max-chars wins).", low=MCP_MIN_CHARS),
 )}

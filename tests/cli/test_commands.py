@@ -197,11 +197,11 @@ def test_recall_includes_current_branch_only(cli, seeded):
 
 
 def test_recall_stamps_telemetry_search_does_not(cli, seeded, make_ctx, isolated_env):
-    from thatch_cli.ops.recall import search
+    from thatch_cli.ops.recall import peek
 
     store = db(isolated_env)
     assert store.get("acme/widget", "release").recall_count == 0
-    search(make_ctx(cwd=seeded), "publish")
+    peek(make_ctx(cwd=seeded), "publish")
     assert store.get("acme/widget", "release").recall_count == 0
     data = run_json(cli, "recall", "twine", "--limit", "1", cwd=seeded)[1]
     assert _slugs(data) == ["release"]

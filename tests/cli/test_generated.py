@@ -8,15 +8,18 @@ from pathlib import Path
 import pytest
 
 from thatch_cli.gen import __main__ as gen_main
-from thatch_cli.gen import cli_model, completions, man, spec
+from thatch_cli.gen import cli_model, completions, man, spec, tree
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def expected() -> dict[Path, str]:
-    """Every generated file with the text its generator would write now."""
+def expected(with_tree: bool = True) -> dict[Path, str]:
+    """Every generated file with the text its generator would write now
+    (the tree of docs/architecture.md comes from docstrings, not the CLI)."""
     files = {spec.SPEC_PATH: spec.render(), man.MAN_PATH: man.render()}
     files.update(completions.outputs())
+    if with_tree:
+        files.update(tree.outputs())
     return files
 
 
@@ -38,7 +41,7 @@ def test_generated_files_are_up_to_date():
     files = expected()
     assert {str(p.relative_to(ROOT)) for p in files} >= {
         "thatch_cli/cli/spec.json", "man/thatch.1", "completions/thatch.bash", "completions/_thatch",
-        "completions/thatch.fish"}
+        "completions/thatch.fish", "docs/architecture.md"}
     assert stale(files) == [], "stale generated files; run: python -m thatch_cli.gen"
 
 
@@ -58,10 +61,15 @@ def test_a_changed_cli_makes_the_files_stale(monkeypatch):
         "type": "bool", "required": False, "default": False, "multiple": False, "hidden": False,
         "metavar": None, "help": "A brand new option."}]}}
     monkeypatch.setattr(cli_model, "commands", lambda: changed)
-    files = expected()
+    files = expected(with_tree=False)
     assert sorted(stale(files)) == sorted(str(p.relative_to(ROOT)) for p in files)
     for text in files.values():
         assert "brand-new" in text or "brand\\-new" in text
+
+
+def test_a_changed_docstring_makes_the_tree_stale(monkeypatch):
+    monkeypatch.setattr(tree, "summary", lambda path: "something else")
+    assert stale(tree.outputs()) == ["docs/architecture.md"]
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

@@ -11,8 +11,9 @@ import sqlite3
 
 import pytest
 
-from helpers import thatch_pty, thatch_process
 from thatch_cli.ops.remember import remember
+
+from helpers import thatch_process, thatch_pty
 
 LABEL = "Evil\x1b]0;owned\x07 label"
 BRANCH = "feat\x1b[31m-x"

@@ -13,7 +13,6 @@ from thatch_cli.cli.waiting import Spinner, wanted
 
 from helpers import stop_all, thatch_stderr_pty
 
-
 QUERY = ["recall", "upload", "the", "wheel", "with", "twine"]
 
 

@@ -1,6 +1,6 @@
 """The warm daemon, in real processes: start/stop/status, self-healing
 (stale files, races, model changes), permissions, fallback, idle exit, and
-the prompt hook's maybe_warm. Every test gets its own XDG_RUNTIME_DIR and
+the shell hook's maybe_warm. Every test gets its own XDG_RUNTIME_DIR and
 the `daemon_env` fixture kills whatever daemon a test left running."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -404,25 +403,20 @@ def test_idle_daemon_exits(daemon_env):
     assert "idle for" in Path(rundir, "daemon.log").read_text()
 
 
-# -- the prompt hook's warm-up --------------------------------------------------------------
+# -- the shell hook's warm-up --------------------------------------------------------------
 
 
-def test_maybe_warm_starts_without_waiting_and_is_cheap_when_up(daemon_env):
+def test_maybe_warm_starts_one_daemon_and_then_leaves_it_be(daemon_env):
+    """What it costs (it returns before the model loads; a call while the
+    daemon is up is a file check) is measured by bench/hooks.py."""
     from thatch_cli.daemon.warm import maybe_warm
 
-    started = time.perf_counter()
     maybe_warm(daemon_env)
-    assert time.perf_counter() - started < 0.5  # spawned, not waited for
     rundir = _rundir(daemon_env)
     assert wait_until(lambda: runtime.lock_held(rundir) and runtime.read_pidfile(rundir) is not None)
     pid = runtime.read_pidfile(rundir)["pid"]
-    timings = []
-    for _ in range(50):
-        t0 = time.perf_counter()
+    for _ in range(20):
         maybe_warm(daemon_env)
-        timings.append(time.perf_counter() - t0)
-    timings.sort()
-    assert timings[len(timings) // 2] < 0.002, timings
     assert daemon_pids(daemon_env) == [pid]  # nothing else was spawned
     maybe_warm({**daemon_env, "THATCH_MODEL": "fake:32"})  # another model: replaced in the background
     assert wait_until(lambda: (runtime.read_pidfile(rundir) or {}).get("model") == "fake:32")
@@ -461,13 +455,13 @@ def test_recall_client_imports_no_numpy_when_the_daemon_serves(daemon_env, tmp_p
 # -- the runtime module agrees with the rest of thatch ------------------------------------------
 
 
-def test_runtime_mirrors_paths_and_embeddings(tmp_path, minilm_path):
+def test_runtime_mirrors_paths_and_embeddings(tmp_path, minilm_folder):
     from thatch_cli import embeddings, paths
 
     env = {"XDG_RUNTIME_DIR": str(tmp_path)}
     assert runtime.runtime_dir(env) == str(paths.runtime_dir(env))
     assert runtime.runtime_dir({}) == str(paths.runtime_dir({}))
-    for name in (minilm_path, "fake:64", "BAAI/bge-small-en-v1.5"):
+    for name in (minilm_folder, "fake:64", "BAAI/bge-small-en-v1.5"):
         assert runtime.expected_model({"THATCH_MODEL": name}) == embeddings.embedder_from_env({"THATCH_MODEL": name}).name
     assert runtime.expected_model({}) == embeddings.embedder_from_env({}).name
 

@@ -9,11 +9,12 @@ import threading
 
 import pytest
 
-from helpers import daemon_pids, stop_all, wait_until
 from thatch_cli.context import Context
 from thatch_cli.daemon import handlers, protocol
-from thatch_cli.ops.recall import search
+from thatch_cli.ops.recall import peek
 from thatch_cli.ops.remember import remember
+
+from helpers import daemon_pids, stop_all, wait_until
 
 
 @pytest.fixture
@@ -32,14 +33,14 @@ def test_no_daemon_yet_means_keywords_now_and_a_daemon_starting(env, tmp_path):
         remember(ctx, "publish with twine upload", "Release")
     assert daemon_pids(env) == []
     with context(env, tmp_path) as ctx:
-        first = search(ctx, "twine upload release")
+        first = peek(ctx, "twine upload release")
     assert first.mode == "lexical" and [r.memory.label for r in first.results] == ["Release"]
     assert "starting in the background" in first.notices[0]
     assert wait_until(lambda: len(daemon_pids(env)) == 1, timeout=20)
 
     def answered_by_meaning() -> bool:
         with context(env, tmp_path) as ctx:
-            return search(ctx, "twine upload release").mode == "hybrid"
+            return peek(ctx, "twine upload release").mode == "hybrid"
 
     assert wait_until(answered_by_meaning, timeout=30, step=0.2)
 

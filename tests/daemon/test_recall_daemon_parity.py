@@ -12,7 +12,7 @@ import pytest
 from thatch_cli.context import Context
 from thatch_cli.daemon.client import Client
 from thatch_cli.embeddings import SentenceTransformerEmbedder
-from thatch_cli.ops.recall import search
+from thatch_cli.ops.recall import peek
 from thatch_cli.ops.remember import find_similar, remember
 from thatch_cli.records import Memory
 
@@ -82,8 +82,8 @@ def test_recall_is_identical_with_and_without_the_daemon(isolated_env, tmp_path,
     try:
         for mode in ("hybrid", "semantic"):
             for query, options in QUERIES:
-                expected = search(local, query, mode=mode, **options)
-                got = search(warm, query, mode=mode, **options)
+                expected = peek(local, query, mode=mode, **options)
+                got = peek(warm, query, mode=mode, **options)
                 assert got.mode == expected.mode == mode
                 assert _results(got) == _results(expected), (mode, query)
                 assert got.notices == expected.notices and got.stores == expected.stores
@@ -100,8 +100,8 @@ def test_recall_is_identical_with_and_without_the_daemon(isolated_env, tmp_path,
         # reloaded (a write it was not told about) or patched (its own saves).
         remember(local, "Feature flags are read from LaunchDarkly at startup.", "Feature flags", store="acme/widget")
         query = "where do feature flags come from"
-        assert _results(search(warm, query)) == _results(search(local, query))
-        assert search(warm, query).results[0].memory.slug == "feature-flags"
+        assert _results(peek(warm, query)) == _results(peek(local, query))
+        assert peek(warm, query).results[0].memory.slug == "feature-flags"
         saved = remember(warm, "Feature flags come from a YAML file in the repo.", "Feature flags",
                          store="acme/widget", overwrite=True)
         assert saved.memory.embedding == remember(local, "Feature flags come from a YAML file in the repo.",
@@ -109,7 +109,7 @@ def test_recall_is_identical_with_and_without_the_daemon(isolated_env, tmp_path,
         remember(warm, "Webhooks retry with backoff for an hour.", "Webhook retries", store="acme/widget",
                  branch="feat/login")
         for query, options in QUERIES + [("feature flags yaml", {}), ("webhook backoff", {"branch": "feat/login"})]:
-            assert _results(search(warm, query, **options)) == _results(search(local, query, **options)), query
+            assert _results(peek(warm, query, **options)) == _results(peek(local, query, **options)), query
         from thatch_cli.daemon.client import Client as _Client
 
         status = _Client(env, autostart=False).status()

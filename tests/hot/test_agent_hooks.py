@@ -9,17 +9,17 @@ import json
 import os
 import subprocess
 import sys
-import time
 from datetime import datetime, timezone
 
 import pytest
 
-from helpers import THATCH, git, hook, hook_payload, run_probed, stop_all, thatch_process, top_level
 from thatch_cli.context import Context
 from thatch_cli.hot import reminder as reminder_module
 from thatch_cli.ops.extraction import Queue
 from thatch_cli.ops.hygiene import DEFAULT_STALE_DAYS
 from thatch_cli.ops.remember import remember
+
+from helpers import THATCH, git, hook, hook_payload, run_probed, stop_all, thatch_process, top_level
 
 NOTES = [
     ("Release process", "Tag the commit, build the wheel and upload it to PyPI with twine."),
@@ -163,7 +163,6 @@ def test_bad_input_falls_back_to_the_save_reminder(project, env):
 
 
 def test_the_deadline_answers_with_the_fallback_when_stdin_never_ends(project, env):
-    started = time.monotonic()
     process = subprocess.Popen([sys.executable, "-m", "thatch_cli", "flush-tools"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=project,
                                env={**env, "THATCH_HOOK_DEADLINE": "0.3"})
@@ -172,7 +171,6 @@ def test_the_deadline_answers_with_the_fallback_when_stdin_never_ends(project, e
     finally:
         process.kill()
     assert process.returncode == 0 and out.startswith("[thatch] After responding") and not err
-    assert time.monotonic() - started < 20
 
 
 # -- buffering and the extraction nudge --------------------------------------------------------
@@ -252,6 +250,8 @@ def test_hooks_import_no_cli_or_model_stack(project, env, tmp_path, args, name):
         stop_all(daemon_env)
     assert result.returncode == 0 and modules, result.stderr
     assert top_level(modules) & {"typer", "click", "rich", "numpy", "torch", "sentence_transformers", "mcp"} == set()
+    if args != ["flush-tools"]:  # which builds a Context for the recall nudge
+        assert "typing" not in modules
 
 
 def test_the_installed_console_script_runs_the_hooks(project, env):

@@ -15,7 +15,8 @@ from thatch_cli.storage.memories import MemoryDB
 
 from helpers import run_probed, top_level
 
-FORBIDDEN = ("typer", "click", "rich", "dulwich", "numpy", "torch", "sentence_transformers", "shellingham")
+# typing too: the hot paths name typing's types only for type checkers (TYPE_CHECKING = False).
+FORBIDDEN = ("typer", "click", "rich", "dulwich", "numpy", "torch", "sentence_transformers", "shellingham", "typing")
 
 def probe(args: list[str], cwd: Path, tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess]:
     """The top-level packages `thatch ARGS` imported, and the finished process."""

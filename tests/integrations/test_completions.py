@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.integrations import completion as completion_install
 from thatch_cli.gen import completions as gen
+from thatch_cli.integrations import completion as completion_install
 from thatch_cli.integrations.completion_scripts import render_all, tree
 from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
@@ -93,7 +93,7 @@ def test_complete_never_creates_the_database(world, tmp_path):
     assert not (tmp_path / "absent").exists()
 
 
-HEAVY = ("typer", "click", "rich", "dulwich", "numpy", "torch", "sentence_transformers")
+HEAVY = ("typer", "click", "rich", "dulwich", "numpy", "torch", "sentence_transformers", "typing")
 
 
 @pytest.mark.parametrize("kind", ["labels", "stores", "branches"])

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.integrations import githooks
 from thatch_cli.errors import Conflict, NotFound
-from thatch_cli.records import Memory
+from thatch_cli.integrations import githooks
 from thatch_cli.integrations.shell import sh_quote
+from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import ODD_EXE, THATCH
@@ -205,7 +205,7 @@ def test_switch_prints_one_line_for_a_branch_with_memories(repo):
     out = git(repo, "checkout", "feat/many").stderr
     assert thatch_lines(out) == ["thatch: 7 memories on feat/many in acme/widget (thatch list --this-branch)"]
     assert thatch_lines(git(repo, "switch", "empty").stderr) == []
-    # A shell whose prompt hook reports switches (it exports THATCH_SHELL_HOOK): the hook stays quiet.
+    # A shell whose shell hook reports switches (it exports THATCH_SHELL_HOOK): the hook stays quiet.
     assert thatch_lines(git(repo, "switch", "feat/login", env={"THATCH_SHELL_HOOK": "bash"}).stderr) == []
     # A file checkout (flag 0) says nothing, even on a branch with memories.
     git(repo, "switch", "-q", "feat/login")
@@ -373,7 +373,7 @@ def test_python_entry_point_is_the_same_program(repo):
 
 def test_record_deletion_is_idempotent_within_a_window(repo):
     from thatch_cli.storage import schema as db
-    from thatch_cli.storage.hooks import record_deletion
+    from thatch_cli.storage.fastread import record_deletion
 
     conn = db.connect(Path(os.environ["THATCH_DB"]))
     try:

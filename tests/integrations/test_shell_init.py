@@ -19,13 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.integrations import shell as shellinit
 from thatch_cli.errors import InvalidInput
+from thatch_cli.integrations import shell as shellinit
 from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import ODD_EXE, THATCH
-
 
 # -- rendering ------------------------------------------------------------------------------
 
@@ -123,7 +122,7 @@ def test_cli_detects_the_calling_shell(tmp_path):
 class PtyShell:
     """An interactive shell on a pseudo-terminal. `run` types a command, then
     a marker command that prints the status the shell holds at that point —
-    after the prompt hook ran — and returns (everything printed, status)."""
+    after the shell hook ran — and returns (everything printed, status)."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, status_var: str) -> None:
         self.status_var = status_var

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers import git
 from thatch_cli.location import gitfs
 from thatch_cli.location.gitfs import GitLocation
+
+from helpers import git
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers import git
 from thatch_cli.location import identity as repo_mod
 from thatch_cli.location.identity import (
     IdentityCache,
@@ -18,6 +17,8 @@ from thatch_cli.location.identity import (
     parse_remote_url,
     resolve_store,
 )
+
+from helpers import git
 
 ROOT = Path(__file__).resolve().parents[2]
 

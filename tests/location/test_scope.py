@@ -8,10 +8,11 @@ import json
 import os
 from pathlib import Path
 
-from helpers import git, thatch_process
 from thatch_cli.location import scope
 from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
+
+from helpers import git, thatch_process
 
 
 def _save(branch: str | None, slug: str, store: str = "acme/widget") -> None:

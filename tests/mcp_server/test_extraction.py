@@ -8,8 +8,9 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from helpers import call_json, hook, hook_payload, mcp_env, mcp_session
 from thatch_cli.ops.extraction import Queue
+
+from helpers import call_json, hook, hook_payload, mcp_env, mcp_session
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """With the real model (the bundled all-MiniLM-L6-v2) behind the shared
 daemon: an agent's recall before the model is loaded answers at once by
-keywords, then by meaning once it is; and the prompt hook lists a memory
+keywords, then by meaning once it is; and the agent hook flush-tools lists a memory
 for a paraphrased prompt (dense cosine >= 0.55), stays quiet for an
 unrelated one, and stamps no recall telemetry. One daemon start serves the
 whole scenario (loading the model takes seconds)."""
@@ -13,9 +13,10 @@ import os
 import anyio
 import pytest
 
-from helpers import BrokenEmbedder, call_json, hook, hook_payload, mcp_session, stop_all, thatch_process, wait_until
 from thatch_cli.context import Context
 from thatch_cli.ops.remember import remember
+
+from helpers import BrokenEmbedder, call_json, hook, hook_payload, mcp_session, stop_all, thatch_process, wait_until
 
 pytestmark = pytest.mark.model
 

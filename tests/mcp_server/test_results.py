@@ -8,9 +8,10 @@ import json
 
 import pytest
 
-from helpers import mcp_env
 from thatch_cli.mcp.results import Reply, cap, size
 from thatch_cli.mcp.server import ToolRunner
+
+from helpers import mcp_env
 
 
 @pytest.fixture

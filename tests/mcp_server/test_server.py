@@ -15,8 +15,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from helpers import call_json, git, mcp_env, mcp_session, run_probed, thatch_process, top_level
 from thatch_cli.storage.memories import MemoryDB
+
+from helpers import call_json, git, mcp_env, mcp_session, run_probed, thatch_process, top_level
 
 ORIGINAL_TOOLS = {
     "memory_remember": {"label", "content", "store", "branch", "confidence", "overwrite", "archived"},

@@ -13,16 +13,15 @@ import numpy as np
 import pytest
 
 from thatch_cli.cli import fastpath
+from thatch_cli.embeddings import FakeEmbedder
 from thatch_cli.ops import dedup as lifecycle
 from thatch_cli.ranking import pairscan
-from thatch_cli.storage import maintenance
-from thatch_cli.embeddings import FakeEmbedder
-from thatch_cli.records import Memory
-from thatch_cli.storage.memories import MemoryDB
 from thatch_cli.ranking.dense import to_blob
+from thatch_cli.records import Memory
+from thatch_cli.storage import maintenance
+from thatch_cli.storage.memories import MemoryDB
 
-from helpers import run_probed
-from helpers import typer_params
+from helpers import run_probed, typer_params
 
 STORE = "acme/widget"
 MODEL = {"THATCH_MODEL": "fake:64", "THATCH_STORE": STORE}
@@ -303,16 +302,16 @@ def test_fast_parse_matches_typer(argv, monkeypatch):
 
 
 @pytest.mark.parametrize("fast", ["1", "0"])
-def test_duplicates_never_loads_the_model(isolated_env, tmp_path, minilm_path, fast):
+def test_duplicates_never_loads_the_model(isolated_env, tmp_path, minilm_folder, fast):
     """A real process with a loadable model configured: the stored vectors
     are compared as they are, so torch and sentence-transformers stay unloaded."""
     from thatch_cli.embeddings import model_identity
 
     db = open_db(isolated_env)
-    identity = model_identity(minilm_path, isolated_env)
+    identity = model_identity(minilm_folder, isolated_env)
     put(db, "a", unit(0), model=identity)
     put(db, "b", unit(5), model=identity)
-    env = {**os.environ, "THATCH_MODEL": minilm_path, "THATCH_STORE": STORE, "THATCH_FASTPATH": fast}
+    env = {**os.environ, "THATCH_MODEL": minilm_folder, "THATCH_STORE": STORE, "THATCH_FASTPATH": fast}
     for args in (["duplicates", "--json"], ["dedup", "mark", "a", "b", "--status", "duplicate"]):
         result, modules = run_probed(args, env=env, cwd=tmp_path, tmp_path=tmp_path)
         assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr

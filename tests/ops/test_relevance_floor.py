@@ -10,7 +10,6 @@ import os
 import pytest
 
 from thatch_cli import embeddings
-
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import stop_all, thatch_process
@@ -86,11 +85,11 @@ def test_the_floor_is_configurable(cli, store):
 
 
 def test_library_search_takes_a_floor(make_ctx, cli, store):
-    from thatch_cli.ops.recall import search
+    from thatch_cli.ops.recall import peek
 
     ctx = make_ctx()
-    assert search(ctx, "banana bread recipe", store="s").results == []
-    everything = search(ctx, "banana bread recipe", store="s", floor=0)
+    assert peek(ctx, "banana bread recipe", store="s").results == []
+    everything = peek(ctx, "banana bread recipe", store="s", floor=0)
     assert len(everything.results) == len(NOTES) and everything.weak == []
 
 
@@ -155,10 +154,11 @@ def test_the_readme_example_end_to_end_with_the_model_from_the_settings(isolated
 
 def test_reindex_reports_progress_in_small_steps(make_ctx, isolated_env):
     """The progress bar moves every STEP memories, not once per big batch."""
-    from helpers import BrokenEmbedder
     from thatch_cli.cli.progress import STEP
-    from thatch_cli.ops.remember import remember
     from thatch_cli.ops.reindex import reindex
+    from thatch_cli.ops.remember import remember
+
+    from helpers import BrokenEmbedder
 
     offline = make_ctx(embedder=BrokenEmbedder())
     for i in range(70):

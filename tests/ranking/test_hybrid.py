@@ -7,8 +7,8 @@ import json
 import pytest
 
 from thatch_cli.ranking.fusion import alone, fuse
-from thatch_cli.records import Hit
 from thatch_cli.ranking.lexical import MAX_TERMS, fts_query, terms
+from thatch_cli.records import Hit
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import BrokenEmbedder

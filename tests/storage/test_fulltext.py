@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from thatch_cli.ops.recall import search
+from thatch_cli.ops.recall import peek
 from thatch_cli.ops.remember import remember
 from thatch_cli.storage import fulltext
 
@@ -55,7 +55,7 @@ def test_hybrid_recall_while_another_process_writes(make_ctx):
         try:
             rounds, end = 0, time.monotonic() + 1.0
             while time.monotonic() < end:
-                found = search(ctx, "deploys releases tuesdays", floor=0)
+                found = peek(ctx, "deploys releases tuesdays", floor=0)
                 assert found.results and all(0 <= r.score <= 1 for r in found.results)
                 rounds += 1
         finally:

@@ -10,16 +10,24 @@ importing Typer.
     output     JSON, rich tables or plain text; every line made safe to show
     render     shared output helpers (tables, escaping, plurals)
     progress   a progress bar on a terminal
+    waiting    a status line while a command waits for the model or the daemon
+    editor     writing a memory in $VISUAL / $EDITOR
 
 Command modules (declaration, body and output of each command):
 
     memories   remember, list, show, forget, stores, reindex
+    edit       edit, rename
     recall     recall
+    search     search (the original thatch's spelling of recall)
     tidy       hygiene, duplicates
     dedup      dedup keep, mark, list
-    branches   rescope, archive
+    branches   rescope, archive, unarchive
     transfer   export, import
+    safety     backup, restore, history, restore-memory
+    config     config get, set, unset, list, path
     shell      init, completion install, show
     githooks   hooks install, uninstall, status
     daemon     daemon start, stop, status
+    agents     mcp, setup
+    help       help
 """

@@ -11,6 +11,7 @@ from ..integrations.hosts import HOSTS
 from .declare import Argument, Json, Option, command
 from .output import Output
 
+
 @command("mcp", examples=["thatch mcp", "thatch mcp --max-chars 8000",
                           "claude mcp add --scope project thatch -- thatch mcp"])
 def mcp(
@@ -29,8 +30,8 @@ def mcp(
 
     Tools: memory_remember, memory_recall, memory_list, memory_show, memory_forget, store_list, find_duplicates, dedup_mark_checked, memory_hygiene, get_extraction_payload, extraction_done. The store and branch are detected per call from CURSOR_PROJECT_DIR, CLAUDE_PROJECT_DIR or the working directory.
     """
-    from ..settings import MCP_MIN_CHARS
     from ..mcp.server import serve
+    from ..settings import MCP_MIN_CHARS
 
     if max_chars is None:
         max_chars = ctx.setting("mcp.max_chars")

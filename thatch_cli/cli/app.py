@@ -175,7 +175,8 @@ def main(argv: list[str], ctx: Context) -> int:
     """Run argv through Typer with thatch's error policy: a usage error is
     one line on stderr (one compact JSON object on stdout with --json) and
     exit 2, never a box. Help goes to ctx's streams."""
-    from typer._click.exceptions import NoArgsIsHelpError, UsageError as ClickUsageError
+    from typer._click.exceptions import NoArgsIsHelpError
+    from typer._click.exceptions import UsageError as ClickUsageError
 
     command = typer.main.get_command(app)
     stdout, stderr = ctx.stdout or sys.stdout, ctx.stderr or sys.stderr

@@ -91,9 +91,9 @@ def unarchive(
 
 
 def _one(ctx: Context, out: Output, label: str, archived: bool, store: str | None) -> None:
-    from ..ops.memories import set_archived
+    from ..ops.memories import set_flag
 
-    change = set_archived(ctx, label, archived, store)
+    change = set_flag(ctx, label, "archived", archived, store)
     if out.json_mode:
         out.json(change.to_json())
         return

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Callable, Optional, Sequence
 
+from ..fields import brief_keys, full_keys
+
 
 class Deferred:
     """A recorded `typer.Option(...)` or `typer.Argument(...)` call."""
@@ -115,8 +117,8 @@ Label = Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the me
 StoreArg = Annotated[Optional[str], Argument(metavar="STORE", show_default=False,
                                              help="Store to use (the same as --store).")]
 
-# The JSON shapes of one memory, which many commands' keys refer to.
-BRIEF = "a brief: store, slug, label, branch, confidence, archived, updated_at, recall_count"
-FULL = "a brief plus content, created_at, last_recalled_at, model, has_vector"
+# The JSON shapes of one memory, which many commands' keys refer to (fields.py).
+BRIEF = f"a brief: {brief_keys()}"
+FULL = f"a brief plus {full_keys()}"
 
 

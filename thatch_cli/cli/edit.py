@@ -10,7 +10,6 @@ from .declare import FULL, Argument, Json, Label, Store, StoreArg, command
 from .output import Output
 
 
-
 @command("edit", examples=[
     'thatch edit "Release process"',
     'EDITOR="code --wait" thatch edit release-process',

@@ -1,4 +1,4 @@
-"""`thatch remember | list | show | forget | stores | reindex`: one memory or
+"""`thatch remember | list | show | forget | pin | unpin | stores | reindex`: one memory or
 one store at a time (edit and rename are in cli/edit.py). Declaration, body and output of each command; the
 operations themselves are ops/remember.py, ops/memories.py, ops/reindex.py.
 
@@ -15,7 +15,7 @@ from ..errors import InvalidInput
 from ..records import Memory, StoreSummary
 from .declare import BRIEF, FULL, Argument, Json, Label, Option, Store, StoreArg, command
 from .output import Output
-from .render import esc, table, tsv
+from .render import esc, label_cell, table, tsv
 
 
 @command("remember", examples=[
@@ -24,6 +24,7 @@ from .render import esc, table, tsv
     'git diff --stat | thatch remember "Refactor" - --this-branch',
     'thatch remember "Deploy checklist"   # on a terminal: opens $EDITOR',
     'thatch remember --global "Python style" "Black, line length 100."',
+    'thatch remember --pin "Handoff" "Next: finish the migration, then drop the old table."',
 ], json=f"status (created, replaced or unchanged), memory ({FULL}), has_vector, similar (briefs with score),"
         " store_created, notices")
 def remember(
@@ -41,6 +42,7 @@ def remember(
     overwrite: Annotated[bool, Option("--overwrite", help="Replace an existing memory with this label.")] = False,
     archived: Annotated[Optional[bool], Option("--archived/--no-archived", show_default=False,
                                                help="Archive (or restore) it; required when updating an archived memory.")] = None,
+    pin: Annotated[bool, Option("--pin", help="Pin it: listed first, always in an agent's session-start reminder.")] = False,
     as_json: Json = False,
 ) -> None:
     """Save a memory. Saving the same label and text again changes nothing and says "unchanged".
@@ -58,7 +60,8 @@ def remember(
 
             heading, body = split_heading(text)
             _saved(out, save(ctx, body if heading else text, heading, store=store, branch=branch,
-                             this_branch=this_branch, confidence=confidence, overwrite=overwrite, archived=archived))
+                             this_branch=this_branch, confidence=confidence, overwrite=overwrite, archived=archived,
+                             pin=pin))
         return
     if label is None:
         raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
@@ -66,7 +69,7 @@ def remember(
     if content == "-":
         content = ctx.read_stdin()
     _saved(out, save(ctx, content, label, store=store, branch=branch, this_branch=this_branch,
-                     confidence=confidence, overwrite=overwrite, archived=archived))
+                     confidence=confidence, overwrite=overwrite, archived=archived, pin=pin))
 
 
 def _saved(out: Output, outcome) -> None:
@@ -83,7 +86,8 @@ def _saved(out: Output, outcome) -> None:
     if outcome.notice:
         out.notice(outcome.notice)
     verb = "Replaced" if outcome.replaced else "Remembered"
-    out.line(f"{verb} {m.label!r} in {where}" + (" (archived)" if m.archived else ""))
+    flags = m.flags()
+    out.line(f"{verb} {m.label!r} in {where}" + (f" ({', '.join(flags)})" if flags else ""))
     if outcome.similar:
         count = len(outcome.similar)
         out.notice(f"{count} similar memor{'y' if count == 1 else 'ies'} already in {m.store};"
@@ -108,7 +112,7 @@ def list_(
     archived: Annotated[bool, Option("--archived", help="List archived memories instead of live ones.")] = False,
     as_json: Json = False,
 ) -> None:
-    """List the memories of a store (default: the detected one), newest first.
+    """List the memories of a store (default: the detected one): pinned ones first, newest first.
 
     On a terminal, a table; piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet."""
     from ..ops.memories import list_memories
@@ -125,7 +129,7 @@ def list_(
     from ..ops.recall import snippet
 
     if out.rich:
-        rows = [(f"[bold]{esc(m.label)}[/]", esc(m.branch or ""), str(m.confidence or ""), m.updated_at[:10],
+        rows = [(label_cell(m), esc(m.branch or ""), str(m.confidence or ""), m.updated_at[:10],
                  esc(snippet(m, 60))) for m in listing.memories]
         table(out, ("label", "branch", "conf", "updated", "snippet"), rows,
               title=f"{esc(listing.store)} · {len(listing.memories)}")
@@ -177,8 +181,7 @@ def _facts(memory: Memory) -> list[str]:
         facts.append(f"branch {memory.branch}")
     if memory.confidence is not None:
         facts.append(f"confidence {memory.confidence}/10")
-    if memory.archived:
-        facts.append("archived")
+    facts += memory.flags()
     facts.append(f"updated {memory.updated_at}")
     facts.append(f"recalled {memory.recall_count}×")
     return facts
@@ -207,6 +210,33 @@ def forget(
     out.line(f"Forgot {memory.label!r} from {memory.store}")
 
 
+@command("pin", examples=['thatch pin "Release process"', 'thatch pin "Python style" --global'],
+         json=f"memory ({BRIEF}), changed")
+def pin(ctx: Context, out: Output, *, label: Label, store_arg: StoreArg = None, store: Store = None,
+        as_json: Json = False) -> None:
+    """Pin a memory: listed first, and always in a coding agent's session-start reminder (thatch reminder)."""
+    _pinned(ctx, out, label, True, store)
+
+
+@command("unpin", examples=['thatch unpin "Release process"'], json=f"memory ({BRIEF}), changed")
+def unpin(ctx: Context, out: Output, *, label: Label, store_arg: StoreArg = None, store: Store = None,
+          as_json: Json = False) -> None:
+    """Unpin a memory (unpinning one that is not pinned changes nothing)."""
+    _pinned(ctx, out, label, False, store)
+
+
+def _pinned(ctx: Context, out: Output, label: str, pinned: bool, store: str | None) -> None:
+    from ..ops.memories import set_flag
+
+    change = set_flag(ctx, label, "pinned", pinned, store)
+    if out.json_mode:
+        out.json(change.to_json())
+        return
+    m, verb = change.memory, "Pinned" if pinned else "Unpinned"
+    out.line(f"{verb} {m.label!r} in {m.store}" if change.changed
+             else f"Unchanged: {m.label!r} in {m.store} was already {verb.lower()}")
+
+
 @command("stores", examples=["thatch stores", "thatch stores --drop old/experiment"],
          json="stores (name, memories, last_update); with --drop: dropped")
 def stores(
@@ -216,7 +246,8 @@ def stores(
     as_json: Json = False,
 ) -> None:
     """List stores with their memory counts and last update (tab-separated when piped)."""
-    from ..ops.memories import drop_store, stores as summaries
+    from ..ops.memories import drop_store
+    from ..ops.memories import stores as summaries
 
     if drop is not None:
         name = drop_store(ctx, drop)
@@ -240,7 +271,8 @@ def stores(
          json="model, checked, embedded, changed_meanwhile")
 def reindex(ctx: Context, out: Output, *, store: Store = None, as_json: Json = False) -> None:
     """Embed memories that have no vector, or one from a different model."""
-    from ..ops.reindex import BATCH, reindex as embed_all
+    from ..ops.reindex import BATCH
+    from ..ops.reindex import reindex as embed_all
     from .progress import STEP, ProgressBar
 
     with ProgressBar.for_output(out, "Embedding", ctx) as progress:

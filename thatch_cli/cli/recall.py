@@ -26,8 +26,7 @@ from .. import validate
 from ..context import Context
 from .declare import Argument, Json, Option, command
 from .output import Output
-from .render import esc, table
-
+from .render import esc, label_cell, table
 
 # Shared with `search`, the original thatch's spelling of recall.
 Limit = Annotated[Optional[int], Option("--limit", "-n", metavar="N", show_default=False,
@@ -178,7 +177,7 @@ def _tables(out: Output, results: list, weak: list, outcome) -> None:
     from ..ops.recall import snippet
 
     def rows(found, style: str = "bold"):
-        return [(f"{r.score:.2f}", esc(r.memory.store), f"[{style}]{esc(r.memory.label)}[/]",
+        return [(f"{r.score:.2f}", esc(r.memory.store), label_cell(r.memory, style),
                  esc(r.memory.branch or ""), esc(snippet(r.memory, 80))) for r in found]
 
     columns = ("score", "store", "label", "branch", "snippet")

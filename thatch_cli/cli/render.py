@@ -17,6 +17,13 @@ def esc(text: str) -> str:
     return escape(visible(text))
 
 
+def label_cell(memory, style: str = "bold") -> str:
+    """A memory's label for a table cell, the flags set on it (archived, ...)
+    after it, dim."""
+    flags = memory.flags()
+    return f"[{style}]{esc(memory.label)}[/]" + (f" [dim]({', '.join(flags)})[/]" if flags else "")
+
+
 def table(out: Output, columns: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None) -> None:
     """A borderless rich table; cells are already escaped (esc) or our own text."""
     from rich.table import Table

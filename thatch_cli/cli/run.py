@@ -62,11 +62,3 @@ def with_store(params: dict[str, Any]) -> dict[str, Any]:
             raise InvalidInput("give the store either as an argument or with --store/--global, not both")
         params["store"] = positional
     return params
-    params = dict(params)
-    if params.pop("global_store"):
-        if params.get("store") not in (None, "global"):
-            from ..errors import InvalidInput
-
-            raise InvalidInput("use either --store or --global, not both")
-        params["store"] = "global"
-    return params

@@ -1,4 +1,4 @@
-"""`thatch init` (the shell prompt hook) and `thatch completion install | show`
+"""`thatch init` (the shell hook) and `thatch completion install | show`
 (integrations/shell.py, integrations/completion.py)."""
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """The warm embedding daemon: one background process per user keeps the model
-loaded and each store's vector matrix cached, and answers embed and search
+loaded and each store's vectors cached. It answers embed and search
 requests over a Unix socket in a private runtime directory.
 
     runtime   paths, ownership checks, locks, identity and spawning (stdlib only)
     protocol  frames and the typed, versioned message shapes (stdlib only)
     client    talking to the daemon, starting or replacing it (no numpy)
-    warm      maybe_warm(), for the shell prompt hook
+    warm      maybe_warm(), for the shell hook
     server    the daemon process: socket, lifecycle, dispatch
     handlers  what each operation does
     model     the embedding model, loaded in the background

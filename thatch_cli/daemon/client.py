@@ -13,13 +13,12 @@ Starting (under spawn.lock, so racing commands start one daemon):
 
 from __future__ import annotations
 
-import os
-import time
-from typing import Any, Callable, Mapping
-
 # The C module: `import socket` costs ~2 ms more (enum conversions,
 # selectors), on every `thatch recall`.
 import _socket
+import os
+import time
+from typing import Any, Callable, Mapping
 
 from .. import settings
 from . import protocol, runtime
@@ -235,7 +234,7 @@ class Client:
                 return sock
             pid = runtime.read_spawned(fd)
             if pid is not None and runtime.pid_alive(pid) and runtime.is_daemon(pid):
-                # Started moments ago (by the prompt hook, say): wait for it.
+                # Started moments ago (by the shell hook, say): wait for it.
                 try:
                     return self._wait_for_socket(rundir, pid, ours=False)
                 except Unreachable:

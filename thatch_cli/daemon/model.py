@@ -62,7 +62,7 @@ class Model:
         self._mark_failure()
 
     def _mark_failure(self) -> None:
-        """Leave a note so the prompt hook stops respawning a daemon for a
+        """Leave a note so the shell hook stops respawning a daemon for a
         model that cannot load (commands still try, and fall back)."""
         if not self.rundir:
             return

@@ -1,5 +1,5 @@
 """The daemon's runtime files and who may use them. Standard library only
-(os, stat, fcntl): the prompt hook imports this on every directory change.
+(os, stat, fcntl): the shell hook imports this on every directory change.
 
 Layout of the runtime directory ($XDG_RUNTIME_DIR/thatch, else a per-user
 temp dir), which must be a real directory owned by us with mode 0700:
@@ -20,11 +20,12 @@ import errno
 import os
 import stat
 import sys
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~2 ms
-if TYPE_CHECKING:
-    from typing import Mapping
 
 from .. import __version__, settings
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
+if TYPE_CHECKING:
+    from typing import Mapping
 
 
 SOCKET = "daemon.sock"
@@ -108,7 +109,7 @@ def expected_model(env: Mapping[str, str], *, compute: bool = True) -> str | Non
     without loading it (embeddings.model_identity): a daemon serves
     whoever asks for that model, wherever its folder lies. Like every
     reader here, a broken settings file means the default. With
-    `compute=False` (the prompt hook), None for a local folder whose
+    `compute=False` (the shell hook), None for a local folder whose
     fingerprint is not cached yet."""
     from ..embeddings import model_identity
 

@@ -1,4 +1,4 @@
-"""Warming the daemon from the shell prompt hook, when the user enters a
+"""Warming the daemon from the shell hook, when the user enters a
 repository whose store has memories with vectors: by the time they ask
 something, the model is loaded. Setting daemon.warm (THATCH_WARM) turns it off.
 
@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import time
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~2 ms
-if TYPE_CHECKING:
-    from typing import Mapping
 
 from .. import __version__, settings
 from . import runtime
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
+if TYPE_CHECKING:
+    from typing import Mapping
 
 FAILED = "model.failed"  # written by a daemon whose model would not load
 FAILED_BACKOFF = 600.0  # seconds the hook waits before trying that model again

@@ -5,9 +5,9 @@ from __future__ import annotations
 import importlib
 import sys
 
-# Each module exposes write() -> list of paths written. Others register here
-# as they are added (man page, shell completions).
-GENERATORS = ["spec", "completions", "man"]
+# Each module exposes write() -> list of paths written; tests/cli/test_generated.py
+# checks that each one's files are current and that every writer is listed here.
+GENERATORS = ["spec", "completions", "man", "tree"]
 
 
 def main(argv: list[str]) -> int:

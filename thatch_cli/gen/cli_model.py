@@ -17,7 +17,6 @@ import typer
 from ..cli.app import app as thatch_app
 
 
-
 class Unmirrored(Exception):
     """A parameter uses a Typer/click feature the fast path does not mirror."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .. import __version__, errors, settings
+from .. import __version__, errors, fields, settings
 from . import cli_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,8 +32,7 @@ DESCRIPTION = [
 ]
 
 JSON_SHAPES = [
-    "A brief (one memory, short) has the keys store, slug, label, branch, confidence, archived, updated_at "
-    "and recall_count; a full memory adds content, created_at, last_recalled_at, model and has_vector. "
+    f"A brief (one memory, short) has the keys {fields.brief_keys()}; a full memory adds {fields.full_keys()}. "
     "Timestamps are ISO-8601 UTC with milliseconds. Keys are stable: new ones may be added, existing ones "
     "are not renamed or removed.",
     "Errors are one line on standard error, thatch: error: MESSAGE, with the exit status below. With --json, "
@@ -49,7 +48,7 @@ ENVIRONMENT = [
                        "tools at the same file. THATCH_DB wins when both are set."),
     ("THATCH_STORE", "Store to use instead of the one detected from the current directory. "
                      "An explicit --store still wins."),
-    ("THATCH_QUIET", "When set to 1, the shell prompt hook (thatch init) stays silent."),
+    ("THATCH_QUIET", "When set to 1, the shell hook (thatch init) stays silent."),
     ("THATCH_HOOKS", "When set to 0, the git hooks installed by thatch hooks install skip thatch's part "
                      "(a hook they chain to still runs)."),
     # Every setting's variable, from the registry (settings.py); each overrides the settings file.

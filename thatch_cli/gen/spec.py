@@ -10,7 +10,6 @@ from ..files import SPEC_PATH
 from . import cli_model
 
 
-
 def render() -> str:
     data = {"version": __version__, "commands": cli_model.commands(), "groups": cli_model.groups()}
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,8 +1,11 @@
 """`thatch _complete KIND [--store S]`: values for shell completion, one per line.
 
-    labels    labels of the store (with --store) or of the detected store and global
     stores    every store name
+    labels    labels of the store (with --store) or of the detected store and global
     branches  branches with memories in the store, plus the repository's local branches
+
+The kinds are the fields fields.py marks `complete`: each offers the values
+of its column in the stores in scope (every store's name, for stores).
 
 Called by the generated completion scripts on every Tab press, so it must
 answer within ~50 ms: stdlib, sqlite3, gitfs and the identity cache only
@@ -16,9 +19,10 @@ import os
 import sys
 from pathlib import Path
 
+from ..fields import COMPLETED
 from ..validate import control_characters
 
-KINDS = ("labels", "stores", "branches")
+KINDS = tuple(COMPLETED)
 
 
 def _parse(argv: list[str]) -> tuple[str, str | None] | None:
@@ -40,21 +44,19 @@ def _parse(argv: list[str]) -> tuple[str, str | None] | None:
 def values(kind: str, store: str | None, env, cwd: Path) -> list[str]:
     from .. import paths
     from ..location import scope
-    from ..storage import hooks
+    from ..storage import fastread
 
     # Read-only and never created, upgraded or waited on for long: a Tab press must not freeze.
-    conn = hooks.open_readonly(paths.db_path(env), timeout=0.2)
+    conn = fastread.open_readonly(paths.db_path(env), timeout=0.2)
     try:
         if kind == "stores":
-            return hooks.store_names(conn) if conn is not None else [scope.GLOBAL]
+            return fastread.store_names(conn) if conn is not None else [scope.GLOBAL]
         place = scope.here(env, cwd)
         stores = [store] if store else scope.default_scope(place)
-        if kind == "labels":
-            return hooks.labels(conn, stores) if conn is not None else []
-        found = set(hooks.branches(conn, stores)) if conn is not None else set()
-        if place.repo is not None:
-            found.update(scope.local_branches(place.repo))
-        return sorted(found)
+        found = fastread.values(conn, COMPLETED[kind].column, stores) if conn is not None else []
+        if kind == "branches" and place.repo is not None:  # branches without memories yet too
+            found = sorted(set(found).union(scope.local_branches(place.repo)))
+        return found
     finally:
         if conn is not None:
             conn.close()

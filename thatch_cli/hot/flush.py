@@ -1,4 +1,4 @@
-"""`thatch flush-tools [--json]`: the every-prompt hook (Claude Code and
+"""`thatch flush-tools [--json]`: the agent hook run at every prompt (Claude Code and
 Codex UserPromptSubmit, Cursor beforeSubmitPrompt).
 
 Reads the host's payload (session id from `session_id` or `conversation_id`,
@@ -9,8 +9,8 @@ prints, first that applies:
    them with get_extraction_payload and save what is durable. Firmer each
    time it is ignored (ops/extraction.py counts);
 2. a recall nudge: up to five memories of the project store and global that
-   relate to a prompt of 10+ characters (ops/nudge.py: telemetry-free
-   search, cut-off on the dense cosine), with the tool to read them;
+   relate to a prompt of 10+ characters (ops/nudge.py: a peek, which
+   stamps nothing; cut-off on the dense cosine), with the tool to read them;
 3. a one-line reminder to save new knowledge.
 
 The model is used only through a warm daemon; a cold one is started in the
@@ -22,14 +22,15 @@ the deadline, it prints the reminder of tier 3.
 from __future__ import annotations
 
 import sys
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Mapping
 
 from .. import paths
 from ..location.scope import project_dir
 from .agentio import PROMPT_KEYS, context_json, read_payload, respond, session_id, text_field
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Mapping
 
 WRITE_NUDGE = ("[thatch] After responding, check: did you learn new project knowledge, a user preference or a"
                " correction worth keeping? If so, save it with memory_remember.")

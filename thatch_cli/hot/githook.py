@@ -3,7 +3,7 @@
     _githook post-checkout <prev> <new> <flag>
         After a branch checkout: one line counting the memories scoped to the
         branch HEAD now names. Silent when there are none, and when the
-        shell's prompt hook will say it (THATCH_SHELL_HOOK is set).
+        shell hook will say it (THATCH_SHELL_HOOK is set).
     _githook branch-deleted [--git-pid PID] [--created NAME]... -- BRANCH...
         From reference-transaction (state "committed"), for refs/heads lines
         whose new value is all zeros. Git fires that for more than deletions
@@ -22,13 +22,16 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from .. import paths
 from ..location import gitfs, scope
-from ..storage import hooks
+from ..storage import fastread
 from ..textsafe import one_line, shell_word
 from .prompt import switch_line
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
+if TYPE_CHECKING:
+    from typing import Mapping, Sequence
 
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
@@ -46,8 +49,8 @@ def _say(text: str) -> None:
 
 
 def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> None:
-    """One line when the branch checked out has memories: the prompt hook's
-    branch-switch line (hot/prompt.py). Said by the prompt hook instead when
+    """One line when the branch checked out has memories: the shell hook's
+    branch-switch line (hot/prompt.py). Said by the shell hook instead when
     one runs in this shell (it exports THATCH_SHELL_HOOK), so a switch never
     prints twice."""
     # Only branch checkouts (flag 1); the branch comes from HEAD, not from
@@ -57,11 +60,11 @@ def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> Non
     place = scope.here(env, cwd)
     if place.branch is None:
         return
-    conn = hooks.open_readonly(paths.db_path(env))
+    conn = fastread.open_readonly(paths.db_path(env))
     if conn is None:
         return
     try:
-        count = hooks.live_count(conn, place.store, place.branch)
+        count = fastread.live_count(conn, place.store, place.branch)
     finally:
         conn.close()
     if count:
@@ -129,7 +132,7 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
 
     # An existing database only, never created or upgraded here, and a short
     # lock timeout: git must not wait behind another writer.
-    conn = hooks.open_writable(paths.db_path(env))
+    conn = fastread.open_writable(paths.db_path(env))
     if conn is None:
         return  # no database, so no memories to speak of
     store = scope.here(env, cwd).store
@@ -141,7 +144,7 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
             if target is None and len(gone) == 1 and len(new_refs) == 1:
                 target = new_refs[0]  # newer git: one transaction holds both halves
             if target is not None or _renaming(loc):
-                count = hooks.live_count(conn, store, branch)
+                count = fastread.live_count(conn, store, branch)
                 if count:
                     to = shell_word(target) if target else "NEW-NAME"
                     where = (f"{one_line(branch)}, renamed to {one_line(target)}" if target
@@ -150,7 +153,7 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
                          f" — run 'thatch rescope --from {shell_word(branch)} --to {to}'")
                 continue
             try:
-                count = hooks.record_deletion(conn, store, branch, now or format_ts(system_clock()), git_pid)
+                count = fastread.record_deletion(conn, store, branch, now or format_ts(system_clock()), git_pid)
             except sqlite3.OperationalError as exc:
                 # Git must not wait behind another writer: say what was missed.
                 why = "read-only" if "readonly" in str(exc) else "busy (another process is writing)"

@@ -29,12 +29,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Mapping
 
 from .. import paths
 from ..location import scope
-from ..storage import hooks
+from ..storage import fastread
 from ..textsafe import one_line
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
+if TYPE_CHECKING:
+    from typing import Mapping
 
 SEP = "\t"
 
@@ -56,8 +59,8 @@ def summary_line(store: str, branch: str | None, counts: Mapping[str | None, int
 
 
 def switch_line(store: str, branch: str, count: int) -> str:
-    """What a branch switch within one store says (the prompt hook, or the
-    git post-checkout hook when no prompt hook runs): one line, and only
+    """What a branch switch within one store says (the shell hook, or the
+    git post-checkout hook when no shell hook runs): one line, and only
     when the branch has memories."""
     return (f"thatch: {_plural(count)} on {one_line(branch)} in {one_line(store)}"
             " (thatch list --this-branch)")
@@ -79,12 +82,12 @@ def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | 
     if state == prev:
         return state, None, False
     entered = place.repo is not None and name != prev_store
-    conn = hooks.open_readonly(paths.db_path(env))
+    conn = fastread.open_readonly(paths.db_path(env))
     if conn is None:
         return state, None, False
     try:
-        counts = hooks.branch_counts(conn, place.store)
-        warm = entered and bool(counts) and hooks.has_vectors(conn, place.store)
+        counts = fastread.branch_counts(conn, place.store)
+        warm = entered and bool(counts) and fastread.has_vectors(conn, place.store)
     except Exception:
         return state, None, False
     finally:

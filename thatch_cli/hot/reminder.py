@@ -2,8 +2,9 @@
 Code and Codex SessionStart, Cursor sessionStart).
 
 Prints a short context block for the agent: the detected store and branch,
-how many memories they hold, the labels of this branch's memories and of the
-most used ones, hygiene counts with where to look, and when to call the
+how many memories they hold, the pinned memories of the store and of global
+(label and text, newest first), the labels of this branch's memories and of
+the most used ones, hygiene counts with where to look, and when to call the
 memory tools. At most --max-chars characters (default 2,000). `--json`
 prints `{"additional_context": "..."}` (Cursor). No model, no writes; on any
 error or past the deadline it prints the static reminder instead.
@@ -13,19 +14,21 @@ from __future__ import annotations
 
 import sys
 import time
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
+
+from .. import paths
+from ..location import scope
+from ..location.scope import project_dir
+from ..storage import fastread
+from ..textsafe import one_line
+from .agentio import context_json, read_payload, respond
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Mapping
 
-from .. import paths
-from ..location import scope
-from ..storage import hooks
-from ..textsafe import one_line
-from ..location.scope import project_dir
-from .agentio import context_json, read_payload, respond
-
 DEFAULT_MAX_CHARS = 2_000
+PINNED_CHARS = 300  # of each pinned memory's text
 STALE_DAYS = 90  # ops.hygiene.DEFAULT_STALE_DAYS (a test checks); hygiene's module is too heavy to import here
 WHEN = ("When to use it: call memory_recall before answering about this project's architecture, conventions or"
         " past decisions, or the user's preferences; call memory_remember when you learn something durable (a"
@@ -42,16 +45,20 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     place = scope.here(env, cwd)
     store, branch = place.store, place.branch
     db_path = paths.db_path(env)
-    conn = hooks.open_readonly(db_path)
+    conn = fastread.open_readonly(db_path)
     if conn is None:
         return _fit([f"[thatch] No memories yet for {one_line(store)}.", WHEN], max_chars)
     try:
         cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - STALE_DAYS * 86400))
-        counts, stale = hooks.branch_counts_and_stale(conn, store, cutoff)
-        global_count = sum(hooks.branch_counts(conn, scope.GLOBAL).values()) if store != scope.GLOBAL else 0
-        on_branch = hooks.branch_labels(conn, store, branch) if branch and counts.get(branch) else []
-        top = hooks.top_memories(conn, store, 8)
-        version = hooks.store_version(conn, store)
+        counts, stale = fastread.branch_counts_and_stale(conn, store, cutoff)
+        global_count = sum(fastread.branch_counts(conn, scope.GLOBAL).values()) if store != scope.GLOBAL else 0
+        on_branch = ([label for (label,) in fastread.live(conn, store, ("label",), branch=branch)]
+                     if branch and counts.get(branch) else [])
+        top = fastread.top_memories(conn, store, 8)
+        pinned = [_pinned_line(label, content, name)
+                  for name in dict.fromkeys([store, scope.GLOBAL])
+                  for label, content in fastread.live(conn, name, ("label", "content"), pinned=1)]
+        version = fastread.store_version(conn, store)
     finally:
         conn.close()
     total = sum(counts.values())
@@ -67,7 +74,16 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     if top:
         lists.append(("Most used: ", [label for label, _count, _confidence in top]))
     hygiene = _hygiene(env, place, db_path, counts, stale, version)
-    return _fit([head + "."], max_chars, lists, [hygiene, WHEN] if hygiene else [WHEN])
+    return _fit([head + "."], max_chars, lists, [hygiene, WHEN] if hygiene else [WHEN], pinned)
+
+
+def _pinned_line(label: str, content: str, store: str) -> str:
+    from ..slugs import body_of
+
+    text = " ".join(body_of(label, content).split())
+    text = text if len(text) <= PINNED_CHARS else text[: PINNED_CHARS - 1].rstrip() + "…"
+    where = " (global)" if store == scope.GLOBAL else ""
+    return f'- "{one_line(label)}"{where}: {one_line(text)}'
 
 
 def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> str:
@@ -90,13 +106,24 @@ def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> st
             " them (thatch hygiene in a shell).")
 
 
-def _fit(first: list[str], max_chars: int, lists: list | None = None, last: list[str] | None = None) -> str:
-    """The lines within `max_chars`: label lists shrink first, then the text is cut."""
-    lists, last = lists or [], last or []
-    shown = [len(labels) for _, labels in lists]
+def _fit(first: list[str], max_chars: int, lists: list | None = None, last: list[str] | None = None,
+         pinned: list[str] | None = None) -> str:
+    """The lines within `max_chars`: label lists shrink first, then the text
+    is cut from the end; pinned memories come right after the first lines
+    and go (the oldest first, then named by a count) only when they alone
+    would not fit."""
+    lists, last, pinned = lists or [], last or [], pinned or []
+    shown, kept = [len(labels) for _, labels in lists], len(pinned)
+
+    def block() -> list[str]:
+        more = [f"(+{len(pinned) - kept} more pinned: memory_list)"] if kept < len(pinned) else []
+        return (["Pinned (read these first):", *pinned[:kept]] if pinned else []) + more
+
+    while kept and len("\n".join(first + block())) > max_chars:
+        kept -= 1
     while True:
         middle = [prefix + _labels(labels[:n], len(labels) - n) for (prefix, labels), n in zip(lists, shown) if n]
-        text = "\n".join(first + middle + last)
+        text = "\n".join(first + block() + middle + last)
         if len(text) <= max_chars or not any(shown):
             break
         biggest = max(range(len(shown)), key=lambda i: shown[i])

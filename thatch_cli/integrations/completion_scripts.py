@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 
+from ..fields import COMPLETED
 from ..files import template
 from .completion_tree import HELP_OPTION, VERSION_OPTION, Argument, Node, Option, summary, tree
 from .shell import SHELLS
 
-DYNAMIC = ("labels", "stores", "branches")  # kinds `thatch _complete` answers
+DYNAMIC = tuple(COMPLETED)  # kinds `thatch _complete` answers: labels, stores, branches (fields.py)
 HEADER = "Generated from the CLI definitions by `python -m thatch_cli.gen completions`; do not edit."
 
 
@@ -115,8 +116,9 @@ def _zdesc(text: str) -> str:
 def _zaction(item: Option | Argument) -> str:
     if item.kind == "choices":
         return "(" + " ".join(item.choices) + ")"
-    return {"labels": "_thatch_labels", "stores": "_thatch_stores", "branches": "_thatch_branches",
-            "files": "_files"}.get(item.kind, " ")
+    if item.kind in DYNAMIC:
+        return f"_thatch_{item.kind}"
+    return "_files" if item.kind == "files" else " "
 
 
 def _zoption_specs(option: Option) -> list[str]:
@@ -191,7 +193,10 @@ def zsh(root: Node) -> str:
     for node in root.walk():
         lines.append("")
         lines += _zsh_node(node)
-    return "\n".join(lines) + "\n" + template("completions/zsh-helpers.zsh") + template("completions/zsh-footer.zsh")
+    helpers = "".join(f"_thatch_{kind}() {{ _thatch_complete {kind} {field.name} {kind} }}\n"
+                      for kind, field in COMPLETED.items())
+    return ("\n".join(lines) + "\n" + template("completions/zsh-helpers.zsh") + helpers
+            + template("completions/zsh-footer.zsh"))
 
 
 # -- fish ------------------------------------------------------------------------------

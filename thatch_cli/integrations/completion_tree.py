@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..fields import COMPLETED
+
+
 @dataclass
 class Option:
     names: list[str]  # every spelling that sets it, long first (e.g. --store, -s)
@@ -51,19 +54,16 @@ VERSION_OPTION = Option(["--version", "-V", "-v"], "Show the version and exit.",
 
 def value_kind(param: dict) -> str:
     """What a parameter's value completes to: its declared choices (cli.one_of),
-    else a kind from its name, since the CLI keeps the same names for the same
-    things (store, label, branch)."""
+    else a kind from its name, since the CLI names a parameter after the
+    field it takes (store, label, branch: from_branch, label_a ...)."""
     if param["flag"]:
         return "flag"
     if param.get("choices"):
         return "choices"
     name = param["name"].lower().strip("_")
-    if name.startswith("store"):
-        return "stores"
-    if name.startswith("label"):
-        return "labels"
-    if name.startswith("branch") or name.endswith("branch"):
-        return "branches"
+    for kind, completed in COMPLETED.items():  # a field `thatch _complete` offers (fields.py)
+        if name.startswith(completed.name) or name.endswith(completed.name):
+            return kind
     metavar = (param.get("metavar") or "").strip("[]").upper()
     if re.search(r"(path|file|dir|output|input|source)", name) or metavar in ("PATH", "FILE", "DIR"):
         return "files"

@@ -1,4 +1,4 @@
-"""The shell prompt hook (`thatch init`): rendering the script a shell
+"""The shell hook (`thatch init`): rendering the script a shell
 evaluates at startup, finding the thatch executable and the running shell.
 
 The scripts are data files (templates/shell/*.sh) with the absolute path of

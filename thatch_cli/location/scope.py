@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping
 
 from .. import paths
 from . import gitfs
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping
 
 GLOBAL = "global"
 
@@ -111,7 +114,7 @@ def project_dir(env: Mapping[str, str], payload: Mapping[str, Any] | None = None
     """Where a coding agent's session works: its hook payload's cwd (Claude
     Code, Codex) or first workspace root (Cursor), else the host's project
     variable (Cursor's first: Cursor sets CLAUDE_PROJECT_DIR too, as an
-    alias), else here. The hooks and the MCP server ask this per call."""
+    alias), else here. The agent hooks and the MCP server ask this per call."""
     payload = payload or {}
     roots = payload.get("workspace_roots")
     candidates = [payload.get("cwd"), roots[0] if isinstance(roots, list) and roots else None,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..fields import FLAGS
+
 RECONCILE = ("Read them with memory_show and reconcile: merge into one memory (memory_remember with overwrite:"
              " true, then memory_forget the other), or record that they are distinct with dedup_mark_checked.")
 
@@ -14,13 +16,16 @@ def _where(memory: dict[str, Any]) -> str:
     return memory["store"] + (f" @ {memory['branch']}" if memory.get("branch") else "")
 
 
+def _flags(memory: dict[str, Any]) -> list[str]:
+    """The flags (fields.py) set on a memory's JSON: archived, ..."""
+    return [f.json for f in FLAGS if memory.get(f.json)]
+
+
 def _facts(memory: dict[str, Any]) -> str:
     facts = [_where(memory)]
     if memory.get("confidence") is not None:
         facts.append(f"confidence {memory['confidence']}")
-    if memory.get("archived"):
-        facts.append("archived")
-    return " · ".join(facts)
+    return " · ".join(facts + _flags(memory))
 
 
 def _count(n: int) -> str:
@@ -64,8 +69,7 @@ def render_list(data: dict[str, Any]) -> str:
         extra = [f"branch {m['branch']}"] if m.get("branch") else []
         if m.get("confidence") is not None:
             extra.append(f"confidence {m['confidence']}")
-        if m.get("archived"):
-            extra.append("archived")
+        extra += _flags(m)
         extra.append(f"updated {m['updated_at'][:10]}")
         lines.append(f"- {m['label']} ({', '.join(extra)})")
     return "\n".join(lines)
@@ -81,6 +85,12 @@ def render_show(data: dict[str, Any]) -> str:
 def render_forget(data: dict[str, Any]) -> str:
     memory = data["forgotten"]
     return f"Forgot {memory['label']!r} from {memory['store']}."
+
+
+def render_pin(data: dict[str, Any]) -> str:
+    memory = data["memory"]
+    state = "pinned" if memory["pinned"] else "not pinned"
+    return f"{memory['label']!r} in {memory['store']} is {state}{'' if data['changed'] else ' (unchanged)'}."
 
 
 def render_stores(data: dict[str, Any]) -> str:

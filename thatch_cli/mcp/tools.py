@@ -14,8 +14,20 @@ from typing import Any, Callable
 
 from .. import validate
 from ..context import Context
-from .render import (render_done, render_duplicates, render_forget, render_hygiene, render_list, render_payload,
-                     render_recall, render_remember, render_show, render_stores, render_verdict)
+from .render import (
+    render_done,
+    render_duplicates,
+    render_forget,
+    render_hygiene,
+    render_list,
+    render_payload,
+    render_pin,
+    render_recall,
+    render_remember,
+    render_show,
+    render_stores,
+    render_verdict,
+)
 from .results import Reply, cap
 
 RECALL_MAX_LIMIT = 20  # the original's cap on memory_recall's limit
@@ -66,7 +78,7 @@ def _remember(ctx: Context, args: dict, state: Session) -> Reply:
 
     outcome = remember(ctx, args["content"], args["label"], store=args.get("store"), branch=args.get("branch"),
                        confidence=args.get("confidence"), overwrite=bool(args.get("overwrite")),
-                       archived=args.get("archived"))
+                       archived=args.get("archived"), pin=bool(args.get("pin")))
     data = outcome.to_json()
     drained = _drain_fetched(ctx, state)
     if drained:
@@ -106,6 +118,13 @@ def _forget(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import forget
 
     return Reply({"forgotten": forget(ctx, args["label"], args.get("store")).brief()}, render_forget)
+
+
+def _pin(ctx: Context, args: dict, state: Session) -> Reply:
+    from ..ops.memories import set_flag
+
+    change = set_flag(ctx, args["label"], "pinned", args.get("pinned", True), args.get("store"))
+    return Reply(change.to_json(), render_pin)
 
 
 def _stores(ctx: Context, args: dict, state: Session) -> Reply:
@@ -215,6 +234,9 @@ TOOLS: list[Tool] = [
                          "description": "Keep as a long-term record, left out of recall and hygiene. Required"
                                         " when updating an archived memory: true keeps it archived, false"
                                         " restores it."},
+            "pin": {"type": "boolean",
+                    "description": "Pin it: every session of this project starts with it (a handoff, a rule"
+                                   " to always follow). Saving again without pin keeps a pin."},
         },
         _remember, required=("label", "content"), read_only=False,
         checks={**NAME_CHECKS, "content": validate.content, "confidence": validate.confidence},
@@ -262,6 +284,15 @@ TOOLS: list[Tool] = [
         "Delete one memory by label: when asked to forget something, or after merging duplicates.",
         {"label": LABEL, "store": STORE},
         _forget, required=("label",), read_only=False, checks=NAME_CHECKS,
+    ),
+    Tool(
+        "memory_pin",
+        "Pin a memory so every new session starts with it (the session-start reminder lists pinned memories"
+        " first, and memory_list puts them first), or unpin it with pinned: false. For what must not be"
+        " missed: a handoff to the next session, a rule to always follow.",
+        {"label": LABEL, "store": STORE,
+         "pinned": {"type": "boolean", "description": "true (the default) pins it, false unpins it."}},
+        _pin, required=("label",), read_only=False, checks=NAME_CHECKS,
     ),
     Tool(
         "store_list",

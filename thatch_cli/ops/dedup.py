@@ -15,10 +15,10 @@ from .. import validate
 from ..context import Context
 from ..errors import InvalidInput, NotFound
 from ..records import Memory
+from ..settings import DUPLICATE_THRESHOLD
 from ..storage import maintenance
 from ..storage.memories import MemoryDB
 from ..storage.vectors import vector_rows
-from ..settings import DUPLICATE_THRESHOLD
 from .scope import lookup, target
 
 if TYPE_CHECKING:

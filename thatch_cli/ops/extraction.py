@@ -1,11 +1,11 @@
 """The extraction queue: tool calls an agent made, kept per session until
 the agent (or a sub-agent) reads them and saves what is worth keeping.
 
-Hooks append (`thatch buffer-batch`, `thatch buffer-tool`), the prompt hook
-counts what is pending to nudge the agent (`thatch flush-tools`), and the
+Agent hooks append (`thatch buffer-batch`, `thatch buffer-tool`), the agent hook
+run at each prompt counts what is pending to nudge the agent (`thatch flush-tools`), and the
 MCP tools hand the entries out (`get_extraction_payload`, which marks them
 taken) and drop them (`extraction_done`; a `memory_remember` seen by the
-hooks or made after a payload was fetched drains them too).
+agent hooks or made after a payload was fetched drains them too).
 
 One JSON file per session under the state directory's queue/ (0700), each
 0600, named by the session id with anything but letters, digits, `-` and
@@ -28,7 +28,8 @@ import os
 import re
 import time
 from contextlib import contextmanager
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, Iterator, Mapping

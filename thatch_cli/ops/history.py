@@ -9,17 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import validate
+from .. import fields, validate
 from ..context import Context
 from ..errors import NotFound
 from ..records import Memory
 from ..slugs import slugify
 from ..storage import history as table
-from ..storage.memories import memory_from_row
 from .scope import default_scope
-
-# What a version's successor changed, in the order reports list them.
-_FIELDS = ("store", "label", "content", "branch", "confidence")
 
 
 class Version:
@@ -35,18 +31,20 @@ class Version:
 
 
 def _memory(row: dict[str, Any]) -> Memory:
-    return memory_from_row([row[c] for c in ("store", "slug", "label", "content", "branch", "confidence", "archived",
-                                            "created_at", "updated_at", "recall_count", "last_recalled_at",
-                                            "model")], row.get("embedding"))
+    return Memory.from_row(list(row), list(row.values()))
 
 
 def changes(before: Memory, after: Memory | None) -> list[str]:
-    """What happened between two states of a memory (None after: forgotten)."""
+    """What happened between two states of a memory (None after: forgotten):
+    the versioned fields (fields.py) that differ, a flag by what it became
+    ("archived", "unarchived"). The slug follows the label, so only the
+    label is named."""
     if after is None:
         return ["forgotten"]
-    found = [name for name in _FIELDS if getattr(before, name) != getattr(after, name)]
-    if before.archived != after.archived:
-        found.append("archived" if after.archived else "unarchived")
+    found = []
+    for f in fields.VERSIONED:
+        if f.name != "slug" and getattr(before, f.name) != getattr(after, f.name):
+            found.append(f.name if f.kind != "flag" else f.name if getattr(after, f.name) else "un" + f.name)
     return found or ["saved again"]
 
 
@@ -124,8 +122,9 @@ def restore_memory(ctx: Context, label: str, store: str | None = None, version: 
         if current is not None:
             if changes(target, current) == ["saved again"]:
                 return Restored("unchanged", chosen["version"], current, current)
-            target.created_at = current.created_at
-            target.recall_count, target.last_recalled_at = current.recall_count, current.last_recalled_at
+            for f in fields.FIELDS:  # what an overwrite always keeps stays the current memory's
+                if f.overwrite == "keep":
+                    setattr(target, f.name, getattr(current, f.name))
         target.updated_at = ctx.now()
         db.ensure_store(target.store)
         db.rewrite((name, slug) if current is not None else None, target.columns())

@@ -41,10 +41,6 @@ class OrphanCheck:
     repository: str | None = None  # the repository's top level (or git dir when bare)
     branches: list[OrphanBranch] = field(default_factory=list)
 
-    @property
-    def memory_count(self) -> int:
-        return sum(len(b.memories) for b in self.branches)
-
 
 @dataclass
 class HygieneReport:

@@ -4,8 +4,9 @@ drives the import).
 An export holds three kinds of line: a memory (every column of `entries`),
 a dedup verdict (`"_record": "verdict"`) and a kept earlier version of a
 memory (`"_record": "version"`). Every value an import writes passes the
-checks `remember` applies (validate.py) or a type and range check of its
-own, so one crafted line cannot put into the store what no command could:
+checks `remember` applies (validate.py, named by the field in fields.py) or
+the check of its field's kind, so one crafted line cannot put into the
+store what no command could:
 a malformed line raises Invalid with the reason, and the import reports it
 with its line number and goes on.
 """
@@ -18,17 +19,15 @@ import json
 import math
 from typing import Any, Callable
 
-from .. import validate
+from .. import fields, validate
 from ..clock import parse_ts
 from ..errors import InvalidInput
 from ..slugs import body_of, slugify
 
 RECORD_KEY = "_record"
-MAX_MODEL_CHARS = 500
+MAX_LINE_CHARS = 500  # a one-line field's value (a model's name)
 MAX_STATUS_CHARS = 50
 INT64 = (-(2**63), 2**63 - 1)
-MEMORY_COLUMNS = ("slug", "store", "label", "content", "model", "branch", "confidence", "archived", "created_at",
-                  "updated_at", "recall_count", "last_recalled_at", "embedding")
 
 
 class Invalid(Exception):
@@ -117,11 +116,11 @@ def _timestamp(record: dict, name: str, default: str | None) -> str | None:
     return value
 
 
-def _archived(record: dict) -> int:
-    value = record.get("archived", 0)
+def _flag(record: dict, name: str) -> int:
+    value = record.get(name, 0)
     if value in (0, 1) or isinstance(value, bool):
         return int(value)
-    raise Invalid("'archived' must be 0, 1, true or false")
+    raise Invalid(f"{name!r} must be 0, 1, true or false")
 
 
 def vector(encoded: Any, name: str = "embedding") -> bytes | None:
@@ -179,8 +178,31 @@ def load(text: str) -> dict[str, Any]:
     return record
 
 
+def _value(record: dict, field: fields.Field) -> Any:
+    """A field's value from a line, checked by its kind (fields.py), then by
+    its validate.py check when it has one and a value is given."""
+    name, kind = field.name, field.kind
+    if kind == "flag":
+        value: Any = _flag(record, name)
+    elif kind in ("int", "count"):
+        value = _integer(record, name, field.default, 0 if kind == "count" else INT64[0])
+        value = value or 0 if kind == "count" else value
+    elif kind == "time":
+        value = _timestamp(record, name, None)
+    elif kind == "blob":
+        value = vector(record.get(name), name)
+    else:  # line, name: optional text
+        value = _text(record, name, limit=MAX_LINE_CHARS if kind == "line" else None, one_line=kind == "line")
+    if field.check and value not in (None, ""):
+        value = _checked(getattr(validate, field.check), value)
+    return value
+
+
 def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[str, Any]:
-    """The entries row a memory line describes, checked like `remember`."""
+    """The entries row a memory line describes, checked like `remember`:
+    the key and text first (the slug follows the label), then every other
+    field by its kind; a missing creation time is `now`, a missing update
+    time the creation time."""
     label = _checked(validate.label, _text(record, "label", required=True))
     content = _text(record, "content", required=True)
     _checked(validate.content, body_of(label, content))
@@ -188,25 +210,12 @@ def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[
     given = _text(record, "slug", limit=validate.MAX_LABEL_CHARS * 4)
     if given is not None and given != slug:
         raise Invalid(f"slug {given!r} does not match its label {label!r} (which gives {slug!r})")
-    branch = _text(record, "branch")
-    if branch:
-        branch = _checked(validate.branch, branch)
-    created = _timestamp(record, "created_at", now)
-    values: dict[str, Any] = {
-        "slug": slug,
-        "store": store,
-        "label": label,
-        "content": content,
-        "model": _text(record, "model", limit=MAX_MODEL_CHARS, one_line=True),
-        "branch": branch,
-        "confidence": _checked(validate.confidence, _integer(record, "confidence", None, *INT64)),
-        "archived": _archived(record),
-        "created_at": created,
-        "updated_at": _timestamp(record, "updated_at", created),
-        "recall_count": _integer(record, "recall_count", 0, 0) or 0,
-        "last_recalled_at": _timestamp(record, "last_recalled_at", None),
-        "embedding": vector(record.get("embedding")),
-    }
+    values: dict[str, Any] = {"slug": slug, "store": store, "label": label, "content": content}
+    for field in fields.FIELDS:
+        if field.column not in values:
+            values[field.column] = _value(record, field)
+    values["created_at"] = values["created_at"] or now
+    values["updated_at"] = values["updated_at"] or values["created_at"]
     for name, value in record.items():  # columns this version does not know
         if name not in values and name in columns:
             values[name] = _scalar(name, value, columns[name])

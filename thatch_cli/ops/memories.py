@@ -1,5 +1,5 @@
 """Reading and changing single memories and stores: list, show, forget,
-archive/unarchive, rename, stores, dropping an empty store.
+archive/unarchive, pin/unpin, rename, stores, dropping an empty store.
 
 These run on every light command, so nothing here may import numpy,
 torch or sentence-transformers at module level (rename embeds through the
@@ -27,9 +27,11 @@ class Listing:
 
 def list_memories(ctx: Context, store: str | None = None, *, branch: str | None = None,
                   this_branch: bool = False, archived: bool = False) -> Listing:
+    """A store's memories, pinned ones first, each part newest first."""
     name = target(ctx, store)
     branch = branch_choice(ctx, branch, this_branch)
-    return Listing(name, ctx.db().list([name], branch=branch, archived=archived), branch)
+    memories = ctx.db().list([name], branch=branch, archived=archived)
+    return Listing(name, sorted(memories, key=lambda m: not m.pinned), branch)
 
 
 def show(ctx: Context, label: str, store: str | None = None) -> Memory:
@@ -46,7 +48,7 @@ def forget(ctx: Context, label: str, store: str | None = None) -> Memory:
     return ctx.db().delete(memory.store, memory.slug)
 
 
-class ArchiveChange:
+class FlagChange:
     __slots__ = ("memory", "changed")
 
     def __init__(self, memory: Memory, changed: bool) -> None:
@@ -56,13 +58,15 @@ class ArchiveChange:
         return {"memory": self.memory.brief(), "changed": self.changed}
 
 
-def set_archived(ctx: Context, label: str, archived: bool, store: str | None = None) -> ArchiveChange:
-    """Archive (kept as record, left out of recall) or restore one memory of
-    --store or the detected store. Doing it twice changes nothing."""
+def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None = None) -> FlagChange:
+    """Set or clear a flag (fields.py) of one memory of --store or the
+    detected store: archive it (kept as record, left out of recall) or
+    restore it, pin it (listed first, always in the agents' session-start
+    reminder) or unpin it. Doing it twice changes nothing."""
     memory = lookup(ctx, label, store, fallback=False)
-    changed = maintenance.set_archived(ctx.db(), memory.store, memory.slug, archived)
-    memory.archived = archived
-    return ArchiveChange(memory, changed)
+    changed = maintenance.set_flag(ctx.db(), memory.store, memory.slug, name, value)
+    setattr(memory, name, value)
+    return FlagChange(memory, changed)
 
 
 class Rewritten:

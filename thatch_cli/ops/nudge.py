@@ -1,6 +1,6 @@
-"""Which memories relate to a prompt, for the prompt hook's recall nudge.
+"""Which memories relate to a prompt, for the recall nudge of the agent hook `flush-tools`.
 
-A telemetry-free search (ops.recall.search: no recall stamps, since the
+A peek (ops.recall.peek: ranked as recall ranks, with no recall stamps, since the
 agent has not read anything yet) over the project store plus global, then a
 cut-off that means the same thing whatever else is in the store:
 
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from ..context import Context
 from ..records import Memory
-from .recall import search
-
 from ..settings import NUDGE_THRESHOLD as DEFAULT_THRESHOLD
+from .recall import peek
+
 LEXICAL_THRESHOLD = 0.5
 MIN_PROMPT_CHARS = 10
 MAX_MATCHES = 5
@@ -54,7 +54,7 @@ def related(ctx: Context, prompt: str, *, cosine: float = DEFAULT_THRESHOLD, lex
     MIN_PROMPT_CHARS. `semantic` False ranks by keywords only (no model)."""
     if len(prompt.strip()) < MIN_PROMPT_CHARS:
         return []
-    outcome = search(ctx, prompt, limit=CANDIDATES, mode="hybrid" if semantic else "lexical", floor=0)
+    outcome = peek(ctx, prompt, limit=CANDIDATES, mode="hybrid" if semantic else "lexical", floor=0)
     if outcome.mode != "lexical":
         found = [Match(r.memory, r.ranked.dense, "cosine") for r in outcome.results
                  if r.ranked.dense is not None and r.ranked.dense >= cosine]

@@ -1,6 +1,7 @@
 """Finding memories: hybrid (meaning and words), semantic or lexical ranking.
 
-`search` records nothing; `recall` stamps recall telemetry on what it
+Two words for two acts: `peek` ranks and records nothing; `recall` (the
+CLI's `recall` and `search` both) also stamps recall telemetry on what it
 returns, the signal hygiene reads to find stale memories.
 
 Every mode scores on one 0-1 scale (ranking/fusion.py), so one relevance
@@ -125,7 +126,7 @@ class RecallOutcome:
                 f" notices={self.notices!r})")
 
 
-def search(
+def peek(
     ctx: Context,
     query: str,
     *,
@@ -210,14 +211,14 @@ STAMP_WAIT_S = 0.5
 
 
 def recall(ctx: Context, query: str, **options) -> RecallOutcome:
-    """search(), then count the results as recalled (never weak matches). Results never depend on
+    """peek(), then count the results as recalled (never weak matches). Results never depend on
     the stamps: when they cannot be written (another writer holds the lock,
     a read-only file or mount) they are skipped and a notice says so."""
     import sqlite3
 
     from ..errors import DatabaseError, database_error
 
-    outcome = search(ctx, query, **options)
+    outcome = peek(ctx, query, **options)
     db = ctx.db()
     try:
         db.stamp_recalled([r.memory.key for r in outcome.results], ctx.now(), wait=STAMP_WAIT_S)

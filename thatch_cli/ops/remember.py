@@ -49,13 +49,14 @@ class SaveOutcome:
 
 
 def same_memory(existing: Memory, label: str, text: str, branch: str | None, confidence: int | None,
-                archived: bool | None) -> bool:
+                archived: bool | None, pinned: bool | None = None) -> bool:
     """Whether saving would write what is already there: the same label and
     text, and every option given equal to the stored one (an option not
     given would be kept by an overwrite; archived not given means live)."""
     return (existing.label == label and existing.content == text
             and (branch is None or branch == existing.branch)
             and (confidence is None or confidence == existing.confidence)
+            and (pinned is None or pinned == existing.pinned)
             and bool(archived) == existing.archived)
 
 
@@ -81,7 +82,9 @@ def remember(
     confidence: int | None = None,
     overwrite: bool = False,
     archived: bool | None = None,
+    pin: bool = False,
 ) -> SaveOutcome:
+    """Save a memory; `pin` pins it (a memory saved again without it keeps its pin)."""
     content = validate.content(content)
     confidence = validate.confidence(confidence)
     label, body = resolve_label(label, content)
@@ -96,12 +99,13 @@ def remember(
         content=text,
         branch=branch,
         confidence=confidence,
+        pinned=True if pin else None,
         created_at=now,
         updated_at=now,
     )
     db = ctx.db()
     existing = db.get(store_name, memory.slug, with_vector=True)
-    if existing is not None and same_memory(existing, label, text, branch, confidence, archived):
+    if existing is not None and same_memory(existing, label, text, branch, confidence, archived, memory.pinned):
         # A retried save (an agent, a script run twice) succeeds without writing.
         return SaveOutcome(memory=existing, replaced=None, unchanged=True)
     store_created = not db.store_exists(store_name)

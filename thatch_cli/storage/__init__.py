@@ -6,5 +6,8 @@
     vectors      stored vectors for ranking, scans and reindex
     maintenance  dedup verdicts, moving and archiving a branch's memories
     transfer     every column of entries, for export and import
-    hooks        stdlib-only access for the hot paths (prompt, git hooks, completion)
+    history      earlier versions of memories, kept by triggers
+    backup       verified copies of the database file, and putting one back
+    fastread     stdlib-only reads on a raw connection: the hot paths' and MemoryDB's one answer to
+                 which stores exist and which memories are live
 """

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..files import atomic_writer, create_exclusive
-from .hooks import connect_readonly
+from .fastread import connect_readonly
 
 ATTEMPTS = 3
 
@@ -83,7 +83,7 @@ def _sync(path: Path) -> None:
 
 
 def _source(path: Path, timeout: float) -> sqlite3.Connection:
-    from .hooks import open_readonly
+    from .fastread import open_readonly
 
     conn = open_readonly(path, timeout)
     if conn is None:

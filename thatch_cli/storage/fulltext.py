@@ -13,6 +13,7 @@ import math
 from typing import Sequence
 
 from ..records import Hit
+from .fastread import LIVE, VISIBLE_ON
 from .memories import MemoryDB, marks
 
 # Label counts double, content once; store and slug are not searched.
@@ -56,13 +57,13 @@ def _rank(db: MemoryDB, stores: Sequence[str], match: str, branch: str | None, i
         rows = _in_scope(db, ranked, stores, branch, include_archived)[:limit]
         if len(rows) == limit or len(ranked) < candidates:  # enough, or every match was read
             return _hits(rows)
-    archived = "" if include_archived else "AND e.archived = 0"
+    archived = "" if include_archived else f"AND {LIVE}"
     rows = conn.execute(f"""
         SELECT f.store, f.slug, f.score FROM (
             SELECT store, slug, {_BM25} AS score FROM entries_fts
             WHERE entries_fts MATCH ? AND store IN ({marks(stores)})) AS f
         JOIN entries e ON e.store = f.store AND e.slug = f.slug
-        WHERE (e.branch IS NULL OR e.branch = '' OR e.branch = ?) {archived}
+        WHERE {VISIBLE_ON} {archived}
         ORDER BY f.score, f.store, f.slug LIMIT ?""", [match, *stores, branch or "", limit]).fetchall()
     return _hits(rows)
 
@@ -75,13 +76,13 @@ def _in_scope(db: MemoryDB, ranked: list, stores: Sequence[str], branch: str | N
         if row[0] in stores:
             wanted.setdefault(row[0], []).append(row[1])
     keep: set[tuple[str, str]] = set()
-    archived = "" if include_archived else "AND archived = 0"
+    archived = "" if include_archived else f"AND {LIVE}"
     for store, slugs in wanted.items():
         for start in range(0, len(slugs), 500):  # well under SQLite's parameter limit
             chunk = slugs[start:start + 500]
             keep.update((store, slug) for (slug,) in db.conn.execute(
                 f"SELECT slug FROM entries WHERE store = ? AND slug IN ({marks(chunk)})"
-                f" AND (branch IS NULL OR branch = '' OR branch = ?) {archived}",
+                f" AND {VISIBLE_ON} {archived}",
                 [store, *chunk, branch or ""]))
     return [row for row in ranked if (row[0], row[1]) in keep]
 

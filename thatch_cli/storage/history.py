@@ -9,7 +9,10 @@ delete, and a row about to be replaced by `INSERT OR REPLACE` (that
 delete fires no trigger, so a BEFORE INSERT trigger copies it first).
 
 History rows are keyed by the memory's current (store, slug): a rename or
-move carries the memory's history along. Versions count 1, 2, ... per
+move carries the memory's history along. The columns a version keeps and
+what counts as a change come from fields.py (`history`, `versioned`); a
+field added there gets its column here, and the triggers are rebuilt, when
+a file is upgraded (`install`). Versions count 1, 2, ... per
 memory and are never reused. A copy identical to the newest one already
 kept is skipped (an upsert fires both the insert and the update trigger).
 Retention: the newest `history_keep` versions per memory are kept (meta key,
@@ -21,13 +24,14 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from .. import fields
 from ..settings import HISTORY_KEEP as DEFAULT_KEEP
 
 # The columns of a memory a version keeps, in entries' names.
-COLUMNS = ("store", "slug", "label", "content", "embedding", "model", "branch", "confidence", "archived",
-           "created_at", "updated_at", "recall_count", "last_recalled_at")
-# What makes two versions different (telemetry and vectors do not).
-_COMPARED = ("store", "slug", "label", "content", "branch", "confidence", "archived", "updated_at")
+COLUMNS = tuple(f.column for f in fields.HISTORY)
+# What makes two versions different (telemetry and vectors do not); a save
+# at another moment is another version even when nothing else changed.
+_COMPARED = tuple(f.column for f in fields.VERSIONED) + ("updated_at",)
 _NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 _TABLE = "thatch_cli_history"
 
@@ -49,8 +53,12 @@ def _copy(source: str, key_store: str, key_slug: str, event: str, where: str = "
 
 _CHANGED = " OR ".join(f"old.{c} IS NOT new.{c}" for c in _COMPARED if c != "updated_at")
 
-# Snapshot columns carry no constraints: a history row must never make a
-# write to entries fail, whichever program makes it.
+# Snapshot columns carry no constraints (only the field's type): a history
+# row must never make a write to entries fail, whichever program makes it.
+SNAPSHOT = {f.column: f.sql.split()[0] for f in fields.HISTORY}
+
+# The table (schema 4); a file's table gains the columns of fields added
+# since (schema.py adds what SNAPSHOT has and the table lacks).
 MIGRATION = f"""
 CREATE TABLE IF NOT EXISTS {_TABLE} (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -59,15 +67,22 @@ CREATE TABLE IF NOT EXISTS {_TABLE} (
     version INTEGER NOT NULL,
     event TEXT NOT NULL,
     recorded_at TEXT NOT NULL,
-    store TEXT, slug TEXT, label TEXT, content TEXT, embedding BLOB, model TEXT, branch TEXT,
-    confidence INTEGER, archived INTEGER, created_at TEXT, updated_at TEXT, recall_count INTEGER,
-    last_recalled_at TEXT
+    {', '.join(f"{column} {decl}" for column, decl in SNAPSHOT.items())}
 );
 CREATE INDEX IF NOT EXISTS thatch_cli_history_memory ON {_TABLE} (memory_store, memory_slug, version);
-CREATE TRIGGER IF NOT EXISTS thatch_cli_history_bi BEFORE INSERT ON entries BEGIN
+"""
+
+# Dropped and created again on every upgrade, so they copy every kept field
+# and compare every versioned one.
+TRIGGERS = f"""
+DROP TRIGGER IF EXISTS thatch_cli_history_bi;
+DROP TRIGGER IF EXISTS thatch_cli_history_au;
+DROP TRIGGER IF EXISTS thatch_cli_history_ad;
+DROP TRIGGER IF EXISTS thatch_cli_history_keep;
+CREATE TRIGGER thatch_cli_history_bi BEFORE INSERT ON entries BEGIN
     {_copy("e", "new.store", "new.slug", "replaced", "FROM entries e WHERE e.store = new.store AND e.slug = new.slug")}
 END;
-CREATE TRIGGER IF NOT EXISTS thatch_cli_history_au AFTER UPDATE ON entries WHEN {_CHANGED} BEGIN
+CREATE TRIGGER thatch_cli_history_au AFTER UPDATE ON entries WHEN {_CHANGED} BEGIN
     UPDATE {_TABLE} SET memory_store = new.store, memory_slug = new.slug,
         version = version + coalesce((SELECT max(version) FROM {_TABLE}
                                       WHERE memory_store = new.store AND memory_slug = new.slug), 0)
@@ -75,10 +90,10 @@ CREATE TRIGGER IF NOT EXISTS thatch_cli_history_au AFTER UPDATE ON entries WHEN 
         AND (old.store IS NOT new.store OR old.slug IS NOT new.slug);
     {_copy("old", "new.store", "new.slug", "updated")}
 END;
-CREATE TRIGGER IF NOT EXISTS thatch_cli_history_ad AFTER DELETE ON entries BEGIN
+CREATE TRIGGER thatch_cli_history_ad AFTER DELETE ON entries BEGIN
     {_copy("old", "old.store", "old.slug", "deleted")}
 END;
-CREATE TRIGGER IF NOT EXISTS thatch_cli_history_keep AFTER INSERT ON {_TABLE} BEGIN
+CREATE TRIGGER thatch_cli_history_keep AFTER INSERT ON {_TABLE} BEGIN
     DELETE FROM {_TABLE} WHERE memory_store = new.memory_store AND memory_slug = new.memory_slug
         AND id NOT IN (SELECT id FROM {_TABLE}
                        WHERE memory_store = new.memory_store AND memory_slug = new.memory_slug

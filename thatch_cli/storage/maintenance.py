@@ -3,9 +3,11 @@ memories, and the branch deletions the git hooks recorded."""
 
 from __future__ import annotations
 
+from .. import fields
 from ..errors import Conflict, NotFound
 from ..records import Memory
-from . import hooks
+from . import fastread
+from .fastread import LIVE
 from .memories import MemoryDB
 
 
@@ -59,7 +61,7 @@ def archive_branch(db: MemoryDB, store: str, branch: str) -> list[Memory]:
     with db.transaction() as conn:
         changed = _scoped(db, store, branch, live_only=True)
         conn.execute(
-            "UPDATE entries SET archived = 1 WHERE store = ? AND branch = ? AND archived = 0", (store, branch)
+            f"UPDATE entries SET archived = 1 WHERE store = ? AND branch = ? AND {LIVE}", (store, branch)
         )
     for memory in changed:
         memory.archived = True
@@ -67,7 +69,7 @@ def archive_branch(db: MemoryDB, store: str, branch: str) -> list[Memory]:
 
 
 def branch_deletions(db: MemoryDB, store: str) -> dict[str, str]:
-    return hooks.branch_deletions(db.conn, store)
+    return fastread.branch_deletions(db.conn, store)
 
 
 def index_problems(conn) -> dict[str, int]:
@@ -85,12 +87,15 @@ def index_problems(conn) -> dict[str, int]:
     return {"wrong": wrong, "orphans": orphans}
 
 
-def set_archived(db: MemoryDB, store: str, slug: str, archived: bool) -> bool:
-    """Archive (or restore) one memory; False when it already was. updated_at
-    stays, as for a branch: the content did not change."""
+def set_flag(db: MemoryDB, store: str, slug: str, name: str, value: bool) -> bool:
+    """Set or clear a flag field (fields.py: archived ...) of one memory;
+    False when it already was so. updated_at stays, as for a branch: the
+    content did not change (the history still keeps the change)."""
+    if fields.BY_NAME[name].kind != "flag":
+        raise ValueError(f"{name} is not a flag")
     with db.transaction() as conn:
-        cursor = conn.execute("UPDATE entries SET archived = ? WHERE store = ? AND slug = ? AND archived != ?",
-                              (int(archived), store, slug, int(archived)))
+        cursor = conn.execute(f'UPDATE entries SET "{name}" = ? WHERE store = ? AND slug = ? AND "{name}" != ?',
+                              (int(value), store, slug, int(value)))
     return cursor.rowcount > 0
 
 

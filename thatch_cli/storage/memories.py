@@ -13,33 +13,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from .. import fields
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import history, schema
-
-COLUMNS = (
-    "store, slug, label, content, branch, confidence, archived, created_at, updated_at,"
-    " recall_count, last_recalled_at, model"
-)
+from . import fastread, history, schema
+from .fastread import LIVE
 
 
-def memory_from_row(row: Sequence, embedding: bytes | None = None) -> Memory:
-    """A Memory from a row selected as COLUMNS."""
-    return Memory(
-        store=row[0],
-        slug=row[1],
-        label=row[2],
-        content=row[3],
-        branch=row[4] or None,
-        confidence=row[5],
-        archived=bool(row[6]),
-        created_at=row[7],
-        updated_at=row[8],
-        recall_count=row[9] or 0,
-        last_recalled_at=row[10],
-        model=row[11],
-        embedding=embedding,
-    )
+def _quoted(column: str) -> str:
+    return '"' + column + '"'
 
 
 def marks(values: Sequence) -> str:
@@ -58,6 +40,7 @@ class MemoryDB:
         # callable is asked only then, so a read never depends on it),
         # recorded by the first write transaction that sees it differ.
         self.history_keep = history_keep
+        self._columns: list[str] | None = None
 
     @classmethod
     def open(cls, path: Path, *, create_parent: bool = True,
@@ -130,24 +113,18 @@ class MemoryDB:
     def ensure_store(self, name: str) -> None:
         self.conn.execute("INSERT OR IGNORE INTO stores (name) VALUES (?)", (name,))
 
+    # Which stores exist is asked of fastread.py, as the hot paths ask it.
+
     def store_names(self) -> list[str]:
         """Every store: those registered, and any that only rows name (a
         file another program wrote may skip the `stores` table)."""
-        rows = self.conn.execute("SELECT name FROM stores UNION SELECT DISTINCT store FROM entries ORDER BY 1")
-        return [r[0] for r in rows]
+        return fastread.store_names(self.conn)
 
     def store_exists(self, name: str) -> bool:
-        return self.conn.execute(
-            "SELECT 1 FROM stores WHERE name = ? UNION ALL SELECT 1 FROM entries WHERE store = ? LIMIT 1",
-            (name, name)).fetchone() is not None
+        return fastread.store_exists(self.conn, name)
 
     def store_summaries(self) -> list[StoreSummary]:
-        rows = self.conn.execute(
-            """SELECT s.name, count(e.slug), max(e.updated_at)
-               FROM stores s LEFT JOIN entries e ON e.store = s.name
-               GROUP BY s.name ORDER BY s.name"""
-        )
-        return [StoreSummary(name, count, last) for name, count, last in rows]
+        return [StoreSummary(name, count, last) for name, count, last in fastread.store_summaries(self.conn)]
 
     def store_version(self, store: str) -> int:
         row = self.conn.execute(
@@ -163,14 +140,23 @@ class MemoryDB:
 
     # -- reading entries -------------------------------------------------------
 
+    def columns(self, *, with_vector: bool = False) -> list[str]:
+        """The columns a Memory is read from: every field (fields.py) this
+        file's `entries` has (a file not yet upgraded, opened read-only, may
+        lack a newer one), the vector only when asked for."""
+        if self._columns is None:
+            have = {row[1] for row in self.conn.execute("PRAGMA table_info(entries)")}
+            self._columns = [f.column for f in fields.FIELDS if f.column in have]
+        return [c for c in self._columns if with_vector or c != "embedding"]
+
+    def _select(self, with_vector: bool = False) -> tuple[list[str], str]:
+        names = self.columns(with_vector=with_vector)
+        return names, "SELECT " + ", ".join(map(_quoted, names)) + " FROM entries"
+
     def get(self, store: str, slug: str, *, with_vector: bool = False) -> Memory | None:
-        extra = ", embedding" if with_vector else ""
-        row = self.conn.execute(
-            f"SELECT {COLUMNS}{extra} FROM entries WHERE store = ? AND slug = ?", (store, slug)
-        ).fetchone()
-        if row is None:
-            return None
-        return memory_from_row(row, row[12] if with_vector else None)
+        names, select = self._select(with_vector)
+        row = self.conn.execute(f"{select} WHERE store = ? AND slug = ?", (store, slug)).fetchone()
+        return None if row is None else Memory.from_row(names, row)
 
     def get_many(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Memory]:
         found: dict[tuple[str, str], Memory] = {}
@@ -197,29 +183,23 @@ class MemoryDB:
             where.append("branch = ?")
             args.append(branch)
         if archived is not None:
-            where.append("archived = ?")
-            args.append(int(archived))
+            where.append(f"NOT {LIVE}" if archived else LIVE)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
-        rows = self.conn.execute(f"SELECT {COLUMNS} FROM entries {clause} ORDER BY store, updated_at DESC, slug", args)
-        return [memory_from_row(r) for r in rows]
+        names, select = self._select()
+        rows = self.conn.execute(f"{select} {clause} ORDER BY store, updated_at DESC, slug", args)
+        return [Memory.from_row(names, r) for r in rows]
 
     def labels(self, stores: Sequence[str]) -> list[str]:
         """Every label in `stores`, archived included (for did-you-mean)."""
-        rows = self.conn.execute(f"SELECT label FROM entries WHERE store IN ({marks(stores)})", list(stores))
-        return [r[0] for r in rows]
+        return fastread.values(self.conn, "label", stores)
 
     def stores_with_slug(self, slug: str) -> list[str]:
         """The stores holding a memory with this slug."""
         return [r[0] for r in self.conn.execute("SELECT store FROM entries WHERE slug = ? ORDER BY store", (slug,))]
 
     def branches(self, stores: Sequence[str]) -> list[str]:
-        """Branches that memories of `stores` are scoped to."""
-        rows = self.conn.execute(
-            f"SELECT DISTINCT branch FROM entries WHERE store IN ({marks(stores)})"
-            " AND branch IS NOT NULL AND branch != '' ORDER BY branch",
-            list(stores),
-        )
-        return [r[0] for r in rows]
+        """Branches that memories of `stores` are scoped to (archived ones too)."""
+        return fastread.values(self.conn, "branch", stores)
 
     # -- writing entries -------------------------------------------------------
 
@@ -227,20 +207,16 @@ class MemoryDB:
         """Insert `memory`, or replace the row with its slug when `overwrite`.
 
         Returns the row that was replaced (None for a new memory). Replacing
-        keeps creation time and recall telemetry, keeps branch and confidence
-        unless new ones are given, and clears the slug's dedup verdicts since
-        new content may resolve or create duplicates.
+        keeps what each field's `overwrite` rule says (fields.py: creation
+        time and recall telemetry always; branch, confidence and the like
+        unless new ones are given), and clears the slug's dedup verdicts
+        since new content may resolve or create duplicates.
         """
         with self.transaction():
             self.ensure_store(memory.store)
             existing = self.check_writable(memory.store, memory.slug, overwrite=overwrite, archived=archived)
             memory.archived = bool(archived)
-            if existing is not None:
-                memory.created_at = existing.created_at
-                memory.recall_count = existing.recall_count
-                memory.last_recalled_at = existing.last_recalled_at
-                memory.branch = memory.branch if memory.branch is not None else existing.branch
-                memory.confidence = memory.confidence if memory.confidence is not None else existing.confidence
+            keep_fields(memory, existing)
             self.write_row(memory.columns(), replace=existing is not None)
         return existing
 
@@ -334,5 +310,12 @@ class MemoryDB:
         )
 
 
-def _quoted(column: str) -> str:
-    return '"' + column + '"'
+def keep_fields(memory: Memory, existing: Memory | None) -> None:
+    """Give `memory`, about to replace `existing` (None: a new memory), what
+    the fields' overwrite rules keep: always ("keep"), or when `memory` has
+    no value ("given"; a new memory then gets the field's default)."""
+    for f in fields.FIELDS:
+        if f.overwrite == "given" and getattr(memory, f.name) is None:
+            setattr(memory, f.name, f.default if existing is None else getattr(existing, f.name))
+        elif f.overwrite == "keep" and existing is not None:
+            setattr(memory, f.name, getattr(existing, f.name))

@@ -12,6 +12,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from .. import fields
 from ..errors import DatabaseError
 from ..files import create_exclusive
 from . import backup, history
@@ -20,26 +21,15 @@ SCHEMA_VERSION = 4
 # How long a command waits for another process's write lock.
 LOCK_TIMEOUT_S = 10.0
 
-_BASE_SCHEMA = """
+# `entries` as the original creates it: its columns (fields.py), in its order.
+_ENTRIES = ",\n".join([f"    {f.column} {f.sql}" for f in fields.ORIGINAL] + ["    PRIMARY KEY (slug, store)"])
+_BASE_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS stores (
     name TEXT PRIMARY KEY
 );
 INSERT OR IGNORE INTO stores (name) VALUES ('global');
 CREATE TABLE IF NOT EXISTS entries (
-    slug TEXT NOT NULL,
-    store TEXT NOT NULL REFERENCES stores(name),
-    label TEXT NOT NULL,
-    content TEXT NOT NULL,
-    embedding BLOB,
-    model TEXT,
-    branch TEXT,
-    confidence INTEGER,
-    archived INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    recall_count INTEGER NOT NULL DEFAULT 0,
-    last_recalled_at TEXT,
-    PRIMARY KEY (slug, store)
+{_ENTRIES}
 );
 CREATE TABLE IF NOT EXISTS dedup_pairs (
     store TEXT NOT NULL,
@@ -55,16 +45,9 @@ CREATE TABLE IF NOT EXISTS thatch_cli_meta (
 );
 """
 
-# Columns later releases of the original added; an older file gets them in place.
-_ENTRY_COLUMNS = {
-    "embedding": "BLOB",
-    "model": "TEXT",
-    "branch": "TEXT",
-    "confidence": "INTEGER",
-    "archived": "INTEGER NOT NULL DEFAULT 0",
-    "recall_count": "INTEGER NOT NULL DEFAULT 0",
-    "last_recalled_at": "TEXT",
-}
+# Every field's column: an older file (of the original, which added columns
+# over its releases, or of an earlier thatch) gets the ones it lacks in place.
+_ENTRY_COLUMNS = {f.column: f.sql for f in fields.FIELDS}
 
 # Columns thatch added to its own table of branch deletions: the git process
 # that saw one (schema 4), so a branch deleted again soon after is recorded again.
@@ -221,14 +204,16 @@ def _holds_data(conn: sqlite3.Connection) -> bool:
 
 
 def _upgrade(conn: sqlite3.Connection, path: Path) -> None:
-    """Bring the schema up to date in one transaction. A file that already
-    holds data (the original's, or an older thatch's) is first copied to a
-    verified backup beside it; if that fails nothing is changed."""
+    """Bring the schema up to date in one transaction: the migrations past
+    the file's version, and the columns of fields (fields.py) it lacks. A
+    file that already holds data (the original's, or an older thatch's) is
+    first copied to a verified backup beside it; if that fails nothing is
+    changed."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         # Another process may have upgraded while we waited for the lock.
         current = _schema_version(conn)
-        if current >= SCHEMA_VERSION:
+        if current >= SCHEMA_VERSION and not _missing_columns(conn):
             conn.execute("COMMIT")
             return
         if _holds_data(conn):
@@ -246,6 +231,9 @@ def _upgrade(conn: sqlite3.Connection, path: Path) -> None:
             for statement in _split(_MIGRATIONS[version]):
                 conn.execute(statement)
         _add_missing_columns(conn, "thatch_cli_deleted_branches", _DELETION_COLUMNS)
+        _add_missing_columns(conn, "thatch_cli_history", history.SNAPSHOT)
+        for statement in _split(history.TRIGGERS):
+            conn.execute(statement)
         conn.execute(
             "INSERT OR REPLACE INTO thatch_cli_meta (key, value) VALUES ('schema_version', ?)",
             (str(SCHEMA_VERSION),),
@@ -254,6 +242,15 @@ def _upgrade(conn: sqlite3.Connection, path: Path) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _missing_columns(conn: sqlite3.Connection) -> bool:
+    """Whether `entries` lacks a field's column (a field added since the
+    file was last upgraded): adding one needs no schema version, since no
+    reader depends on it being there (storage reads rows by column name)."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+    # No table at all is damage (a file at our schema always has one), not ours to repair.
+    return bool(have) and not have.issuperset(_ENTRY_COLUMNS)
 
 
 def _add_missing_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
@@ -310,7 +307,7 @@ def open_database(path: Path, *, timeout: float | None = None,
         try:
             version = _schema_version(conn)
             _refuse_newer(path, version)
-            if version < SCHEMA_VERSION:
+            if version < SCHEMA_VERSION or _missing_columns(conn):
                 _upgrade(conn, path)
             if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
                 conn.execute("PRAGMA journal_mode = WAL")
@@ -326,7 +323,7 @@ def open_database(path: Path, *, timeout: float | None = None,
 
 
 def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
-    from .hooks import open_readonly
+    from .fastread import open_readonly
 
     conn = open_readonly(path, timeout, check_same_thread=False)
     if conn is None:
@@ -364,7 +361,7 @@ def _refuse_newer(path: Path, version: int) -> None:
 def file_version(path: Path) -> int:
     """The thatch schema version of a database file (0: the original's or an
     older format), read without changing it."""
-    from .hooks import connect_readonly
+    from .fastread import connect_readonly
 
     conn = connect_readonly(path)
     try:

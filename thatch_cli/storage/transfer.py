@@ -7,8 +7,18 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from .. import fields
 from . import history
 from .memories import MemoryDB, marks
+
+# Fields an export writes only with vectors (fields.py `exported`).
+_WITH_VECTORS = {f.column for f in fields.FIELDS if f.exported == "vectors"}
+
+
+def exported(columns, with_vectors: bool) -> list[str]:
+    """The columns an export writes: every one (those of other programs
+    too), vectors only when asked for."""
+    return [c for c in columns if with_vectors or c not in _WITH_VECTORS]
 
 
 def entry_columns(db: MemoryDB) -> list[tuple[str, str]]:
@@ -18,7 +28,7 @@ def entry_columns(db: MemoryDB) -> list[tuple[str, str]]:
 
 def iter_rows(db: MemoryDB, stores: Sequence[str] | None, *, with_vectors: bool) -> Iterator[dict[str, Any]]:
     """One dict (column -> stored value) per memory, by store then slug."""
-    columns = [name for name, _ in entry_columns(db) if with_vectors or name != "embedding"]
+    columns = exported([name for name, _ in entry_columns(db)], with_vectors)
     names = ", ".join(f'"{name}"' for name in columns)
     where, args = "", []
     if stores is not None:
@@ -70,9 +80,7 @@ def iter_verdicts(db: MemoryDB, stores: Sequence[str] | None) -> Iterator[dict[s
 
 def iter_versions(db: MemoryDB, stores: Sequence[str] | None, *, with_vectors: bool) -> Iterator[dict[str, Any]]:
     for row in history.export_rows(db.conn, stores):
-        if not with_vectors:
-            row.pop("embedding")
-        yield row
+        yield {name: row[name] for name in exported(row, with_vectors)}
 
 
 def write_records(db: MemoryDB, records: Sequence[tuple[int, str, Mapping[str, Any]]], *, overwrite: bool,

@@ -18,6 +18,3 @@ _thatch_complete() {
     _wanted $tag expl $descr compadd -a vals
     (( $#dashed )) && _wanted $tag expl $descr compadd -P '-- ' -a dashed
 }
-_thatch_labels() { _thatch_complete labels label labels }
-_thatch_stores() { _thatch_complete stores store stores }
-_thatch_branches() { _thatch_complete branches branch branches }

@@ -1,14 +1,21 @@
-"""What the machine-facing hot paths (shell prompt, git hooks, completion,
-agent hooks) read and write. Standard library only, on raw connections, no
-thatch records: these paths have a 50 ms budget and must never create,
-upgrade or wait long on a database.
+"""Fast reads: the storage questions answered on a raw connection, with
+the standard library only, for the hot paths (the shell hook, git hooks,
+completion, agent hooks) and for MemoryDB alike.
+
+The hot paths have a 50 ms budget and must never create, upgrade or wait
+long on a database, so they open it here and ask these functions. MemoryDB
+(memories.py) asks the same functions, and builds its other queries on the
+same conditions (STORES, LIVE, VISIBLE_ON), so "which stores exist" and
+"which memories are live" have one answer whoever asks. The one write here
+is the git hooks' record of a deleted branch.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~2 ms
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Sequence
@@ -16,6 +23,16 @@ if TYPE_CHECKING:
 # Git runs reference-transaction more than once per deletion; a second
 # record of the same branch this soon after the first is the same deletion.
 DUPLICATE_WINDOW_S = 120
+
+# Every store: those registered in `stores`, and any that only rows name (a
+# file another program wrote may skip the `stores` table). One column, name.
+STORES = "SELECT name FROM stores UNION SELECT store FROM entries"
+# A live memory (recall, counts, the reminder): not archived.
+LIVE = "archived = 0"
+# Scoped to no branch.
+UNSCOPED = "(branch IS NULL OR branch = '')"
+# Seen on the branch given as the parameter: unscoped, or scoped to it.
+VISIBLE_ON = "(branch IS NULL OR branch = '' OR branch = ?)"
 
 
 def _marks(values: Sequence) -> str:
@@ -67,7 +84,7 @@ def open_writable(path: Path, timeout: float = 1.0) -> sqlite3.Connection | None
 def branch_counts(conn: sqlite3.Connection, store: str) -> dict[str | None, int]:
     """Live memories per branch (None = unscoped) of one store."""
     rows = conn.execute(
-        "SELECT NULLIF(branch, ''), count(*) FROM entries WHERE store = ? AND archived = 0 GROUP BY 1",
+        f"SELECT NULLIF(branch, ''), count(*) FROM entries WHERE store = ? AND {LIVE} GROUP BY 1",
         (store,),
     )
     return {branch: count for branch, count in rows}
@@ -77,42 +94,60 @@ def has_vectors(conn: sqlite3.Connection, store: str) -> bool:
     """Whether any live memory of `store` has a vector (of any model: recall
     there embeds its query either way)."""
     row = conn.execute(
-        "SELECT 1 FROM entries WHERE store = ? AND archived = 0 AND embedding IS NOT NULL LIMIT 1", (store,)
+        f"SELECT 1 FROM entries WHERE store = ? AND {LIVE} AND embedding IS NOT NULL LIMIT 1", (store,)
     ).fetchone()
     return row is not None
 
 
-def branch_labels(conn: sqlite3.Connection, store: str, branch: str) -> list[str]:
-    """Labels of the live memories scoped to `branch`, newest first."""
+def live(conn: sqlite3.Connection, store: str, columns: Sequence[str], **equal: object) -> list[tuple]:
+    """`columns` of the live memories of `store` whose fields have the given
+    values (`branch="main"`), newest first. A field a file not yet upgraded
+    lacks matches nothing."""
+    where = "".join(f' AND "{name}" = ?' for name in equal)
+    selected = ", ".join(f'"{column}"' for column in columns)
+    try:
+        return conn.execute(f"SELECT {selected} FROM entries WHERE store = ? AND {LIVE}{where}"
+                            " ORDER BY updated_at DESC, slug", [store, *equal.values()]).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "no such column" in str(exc):
+            return []
+        raise
+
+
+def values(conn: sqlite3.Connection, column: str, stores: Sequence[str]) -> list[str]:
+    """The distinct non-empty values of a column of `entries` (a field's,
+    fields.py) among the memories of `stores`, archived included, sorted:
+    the labels or branches completion offers."""
     rows = conn.execute(
-        "SELECT label FROM entries WHERE store = ? AND branch = ? AND archived = 0 ORDER BY updated_at DESC, slug",
-        (store, branch),
-    )
+        f'SELECT DISTINCT "{column}" FROM entries WHERE store IN ({_marks(stores)})'
+        f' AND "{column}" IS NOT NULL AND "{column}" != \'\' ORDER BY 1', list(stores))
     return [r[0] for r in rows]
-
-
-def labels(conn: sqlite3.Connection, stores: Sequence[str]) -> list[str]:
-    rows = conn.execute(f"SELECT label FROM entries WHERE store IN ({_marks(stores)}) ORDER BY label", list(stores))
-    return list(dict.fromkeys(r[0] for r in rows))
 
 
 def store_names(conn: sqlite3.Connection) -> list[str]:
-    return [r[0] for r in conn.execute("SELECT name FROM stores ORDER BY name")]
+    """Every store (STORES), by name."""
+    return [r[0] for r in conn.execute(f"{STORES} ORDER BY 1")]
 
 
-def branches(conn: sqlite3.Connection, stores: Sequence[str]) -> list[str]:
-    rows = conn.execute(
-        f"SELECT DISTINCT branch FROM entries WHERE store IN ({_marks(stores)})"
-        " AND branch IS NOT NULL AND branch != '' ORDER BY branch", list(stores))
-    return [r[0] for r in rows]
+def store_exists(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether `name` is one of STORES (asked without listing them all)."""
+    return conn.execute("SELECT 1 FROM stores WHERE name = ? UNION ALL SELECT 1 FROM entries WHERE store = ? LIMIT 1",
+                        (name, name)).fetchone() is not None
+
+
+def store_summaries(conn: sqlite3.Connection) -> list[tuple[str, int, str | None]]:
+    """(name, memories, last update) of every store (STORES), by name."""
+    return conn.execute(f"""SELECT s.name, count(e.slug), max(e.updated_at)
+                            FROM ({STORES}) s LEFT JOIN entries e ON e.store = s.name
+                            GROUP BY s.name ORDER BY s.name""").fetchall()
 
 
 def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, int, int | None]]:
     """(label, recall count, confidence) of the store's unscoped live
     memories an agent uses most: most recalled, then most confident, then newest."""
     rows = conn.execute(
-        "SELECT label, recall_count, confidence FROM entries WHERE store = ? AND archived = 0"
-        " AND (branch IS NULL OR branch = '') AND (recall_count > 0 OR confidence IS NOT NULL)"
+        f"SELECT label, recall_count, confidence FROM entries WHERE store = ? AND {LIVE}"
+        f" AND {UNSCOPED} AND (recall_count > 0 OR confidence IS NOT NULL)"
         " ORDER BY recall_count DESC, COALESCE(confidence, 0) DESC, updated_at DESC, slug LIMIT ?",
         (store, limit))
     return [(label, count or 0, confidence) for label, count, confidence in rows]
@@ -124,7 +159,7 @@ def branch_counts_and_stale(conn: sqlite3.Connection, store: str, cutoff: str) -
     timestamps sort as text), in one pass over the store."""
     rows = conn.execute(
         "SELECT NULLIF(branch, ''), count(*), sum(max(updated_at, COALESCE(last_recalled_at, '')) < ?)"
-        " FROM entries WHERE store = ? AND archived = 0 GROUP BY 1", (cutoff, store)).fetchall()
+        f" FROM entries WHERE store = ? AND {LIVE} GROUP BY 1", (cutoff, store)).fetchall()
     return {branch: count for branch, count, _stale in rows}, sum(stale or 0 for _branch, _count, stale in rows)
 
 
@@ -139,7 +174,7 @@ def store_version(conn: sqlite3.Connection, store: str) -> int | None:
 
 def live_count(conn: sqlite3.Connection, store: str, branch: str) -> int:
     row = conn.execute(
-        "SELECT count(*) FROM entries WHERE store = ? AND branch = ? AND archived = 0", (store, branch)
+        f"SELECT count(*) FROM entries WHERE store = ? AND branch = ? AND {LIVE}", (store, branch)
     ).fetchone()
     return int(row[0])
 

@@ -1,0 +1,146 @@
+"""Pinned memories: `thatch pin` / `unpin`, `remember --pin`; listed first,
+always in the session-start reminder, marked in recall, and carried by
+--json, the MCP tools, export/import and the history."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+from datetime import timedelta
+
+import anyio
+import pytest
+
+from helpers import FIXED_NOW, call_json, hook, hook_payload, mcp_env, mcp_session, thatch_process, thatch_pty
+
+ENV = {"THATCH_MODEL": "fake:64", "THATCH_STORE": "acme/widget"}
+
+
+def brief(result) -> dict:
+    return result.json()["memory"]
+
+
+@pytest.fixture
+def saved(cli):
+    """`thatch` in-process, a second later on each call; three memories saved, the oldest first."""
+    seconds = itertools.count()
+
+    def later(*args, **options):
+        moment = FIXED_NOW + timedelta(seconds=next(seconds))
+        return cli(*args, clock=lambda: moment, **options)
+
+    for label, text in (("Old notes", "Nothing much."),
+                        ("Release process", "Tag, build the wheel, twine upload."),
+                        ("Staging port", "Staging listens on 5433.")):
+        assert later("remember", label, text, **ENV).exit_code == 0
+    return later
+
+
+def test_pin_and_unpin_are_flags_that_do_nothing_twice(saved):
+    cli = saved
+    first = cli("pin", "Staging port", "--json", **ENV).json()
+    assert first["changed"] and first["memory"]["pinned"] is True
+    assert cli("pin", "staging-port", "--json", **ENV).json()["changed"] is False
+    assert "already pinned" in cli("pin", "Staging port", **ENV).stdout
+    assert cli("show", "Staging port", "--json", **ENV).json()["memory"]["pinned"] is True
+    assert "pinned" in cli("show", "Staging port", **ENV).stdout.splitlines()[-1]
+    assert cli("unpin", "Staging port", "--json", **ENV).json()["changed"] is True
+    assert cli("show", "Staging port", "--json", **ENV).json()["memory"]["pinned"] is False
+    missing = cli("pin", "Nope", **ENV)
+    assert missing.exit_code == 3 and missing.stderr.startswith("thatch: error: no memory labelled 'Nope'")
+
+
+def test_remember_pin_and_a_save_without_it_keeps_the_pin(saved):
+    cli = saved
+    created = cli("remember", "--pin", "Handoff", "Next: drop the old table.", "--json", **ENV).json()
+    assert created["status"] == "created" and created["memory"]["pinned"] is True
+    again = cli("remember", "--pin", "Handoff", "Next: drop the old table.", "--json", **ENV).json()
+    assert again["status"] == "unchanged"
+    replaced = cli("remember", "Handoff", "Next: done.", "--overwrite", "--json", **ENV).json()
+    assert replaced["status"] == "replaced" and replaced["memory"]["pinned"] is True
+    plain = cli("remember", "Fresh", "no pin", "--json", **ENV).json()
+    assert plain["memory"]["pinned"] is False
+
+
+def test_pinned_come_first_in_list_and_are_marked_in_recall(saved, tmp_path):
+    cli = saved
+    cli("pin", "Old notes", **ENV)
+    listed = [m["label"] for m in cli("list", "--json", **ENV).json()["memories"]]
+    assert listed == ["Old notes", "Staging port", "Release process"]  # pinned, then newest first
+    assert cli("list", **ENV).stdout.splitlines()[0].startswith("Old notes\t")
+    found = cli("recall", "old notes", "--mode", "lexical", "--json", **ENV).json()["results"]
+    assert found[0]["label"] == "Old notes" and found[0]["pinned"] is True
+    env = {**os.environ, **ENV, "TERM": "xterm"}
+    code, screen = thatch_pty(["recall", "old notes", "--mode", "lexical"], env=env, cwd=tmp_path, cols=200)
+    assert code == 0 and "Old notes (pinned)" in re.sub(r"\x1b\[[0-9;]*m", "", screen)  # the table, styles dropped
+
+
+def test_the_session_start_reminder_always_holds_the_pinned(saved, isolated_env, tmp_path):
+    cli = saved
+    cli("remember", "--pin", "--global", "Python style", "Black, line length 100.", **ENV)
+    cli("pin", "Staging port", **ENV)
+    cli("pin", "Release process", **ENV)  # pinned last, but Staging port is the newer memory
+    env = {**os.environ, **ENV}
+    text = hook(["reminder"], hook_payload("claude_session_start", project=tmp_path), env=env, cwd=tmp_path).stdout
+    lines = text.splitlines()
+    pinned = lines[lines.index("Pinned (read these first):") + 1:][:3]
+    assert pinned == ['- "Staging port": Staging listens on 5433.',
+                      '- "Release process": Tag, build the wheel, twine upload.',
+                      '- "Python style" (global): Black, line length 100.']
+    short = hook(["reminder", "--max-chars", "230"], "{}", env=env, cwd=tmp_path).stdout
+    assert len(short.rstrip("\n")) <= 230
+    assert '- "Staging port": Staging listens on 5433.' in short and "more pinned: memory_list" in short
+
+
+def test_export_import_and_history_carry_the_pin(saved, isolated_env, tmp_path):
+    cli = saved
+    cli("pin", "Release process", **ENV)
+    exported = [json.loads(line) for line in cli("export", **ENV).stdout.splitlines()]
+    rows = {r["label"]: r for r in exported if "_record" not in r}
+    assert rows["Release process"]["pinned"] == 1 and rows["Staging port"]["pinned"] == 0
+    assert any(r.get("_record") == "version" and r["pinned"] == 0 for r in exported)  # before the pin
+
+    other = {**ENV, "THATCH_DB": str(tmp_path / "other.db")}
+    lines = "\n".join(json.dumps(r) for r in exported) + "\n"
+    assert cli("import", "-", "--json", input=lines, **other).json()["created"] == 3
+    assert cli("show", "Release process", "--json", **other).json()["memory"]["pinned"] is True
+    bad = json.dumps({"label": "X", "content": "# X\n\ny", "pinned": "yes"}) + "\n"
+    rejected = cli("import", "-", "--json", input=bad, **other)
+    assert rejected.exit_code == 5 and "'pinned' must be 0, 1, true or false" in rejected.stdout
+
+    history = cli("history", "Release process", "--json", **ENV).json()
+    assert history["versions"][0]["changes"] == ["pinned"]
+    cli("unpin", "Release process", **ENV)
+    assert cli("history", "Release process", "--json", **ENV).json()["versions"][0]["changes"] == ["unpinned"]
+    restored = cli("restore-memory", "Release process", "--json", **ENV).json()
+    assert restored["memory"]["pinned"] is True  # the version before the unpin
+
+
+def test_agents_pin_remember_and_list_through_mcp(isolated_env, tmp_path):
+    env = mcp_env(THATCH_STORE="acme/widget")
+
+    async def scenario():
+        async with mcp_session(env, cwd=tmp_path) as session:
+            listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+            assert listed["memory_pin"].input_schema["required"] == ["label"]
+            assert "pin" in listed["memory_remember"].input_schema["properties"]
+            _, saved = call_json(await session.call_tool("memory_remember", {
+                "label": "Handoff", "content": "Next: drop the old table.", "pin": True}))
+            assert saved["memory"]["pinned"] is True
+            await session.call_tool("memory_remember", {"label": "Other", "content": "later"})
+            error, pinned = call_json(await session.call_tool("memory_pin", {"label": "Other"}))
+            assert not error and pinned == {"memory": {**pinned["memory"], "pinned": True}, "changed": True}
+            result = await session.call_tool("memory_pin", {"label": "Handoff", "pinned": False})
+            assert "'Handoff' in acme/widget is not pinned." in result.content[0].text
+            result = await session.call_tool("memory_list", {})
+            memories = result.structured_content["memories"]
+            assert [(m["label"], m["pinned"]) for m in memories] == [("Other", True), ("Handoff", False)]
+            assert "- Other (pinned, updated" in result.content[0].text
+            found = await session.call_tool("memory_recall", {"query": "later", "mode": "lexical"})
+            assert "acme/widget · pinned" in found.content[0].text
+
+    anyio.run(scenario)
+    cli = thatch_process(["list", "--json"], env={**os.environ, **ENV}, cwd=tmp_path)
+    assert [m["label"] for m in json.loads(cli.stdout)["memories"]] == ["Other", "Handoff"]

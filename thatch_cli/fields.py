@@ -1,0 +1,124 @@
+"""One description of a memory: every field once, with what each layer
+derives from it.
+
+A field is a column of `entries` and an attribute of `Memory`. From this
+table come: the columns storage selects and writes (rows are read by
+column name, so a file lacking a newer column still reads), the columns an
+older file gains when opened, the `entries` table a new file gets (the
+original thatch's columns, in its order), what a history version keeps
+and what counts as a change, the JSON shapes (brief and full) and the key
+lists the help and man page print, the checks an imported JSONL line
+passes, and the values shell completion offers. Adding a field is one
+`Field(...)` below plus its behaviour.
+
+Standard library only, no dataclasses or typing: every hot path imports it.
+"""
+
+from __future__ import annotations
+
+
+class Field:
+    """One field of a memory.
+
+    name       attribute of Memory, and the column of `entries` it is stored in
+    sql        the column's declaration (type and constraints)
+    kind       how a value is stored and checked: text (required text), line
+               (optional one-line text), name (optional; '' reads as None),
+               int, count (an int that reads NULL as 0), flag (0/1 stored,
+               bool read), time (ISO timestamp text), blob (a float32 vector)
+    default    the value of a new Memory
+    json       the key in the JSON shapes (None: not shown)
+    brief      also in the brief shape (list, hygiene, verdicts), not only the full one
+    history    kept in each earlier version (storage/history.py)
+    versioned  changing it makes a new version, and `thatch history` names the change
+    overwrite  what `remember --overwrite` (and a restored version) does with
+               the stored value: "keep" it, keep it unless the new value is
+               None ("given"), or replace it (None)
+    exported   written by `thatch export`: True, or "vectors" (only with --with-vectors)
+    synced     travels with the memory when a team shares a store (per-person
+               telemetry and model-specific vectors do not)
+    original   a column the original thatch has (a new file creates these
+               exactly as it does; the others are thatch_cli's additions)
+    complete   the `thatch _complete` kind that offers its values (None: not completed)
+    check      the validate.py check an imported value passes (None: only its kind's)
+    """
+
+    __slots__ = ("name", "sql", "kind", "default", "json", "brief", "history", "versioned", "overwrite",
+                 "exported", "synced", "original", "complete", "check")
+
+    def __init__(self, name: str, sql: str, kind: str, default: object = None, *, json: str | None = "",
+                 brief: bool = False, history: bool = True, versioned: bool = False, overwrite: str | None = None,
+                 exported: bool | str = True, synced: bool = True, original: bool = True,
+                 complete: str | None = None, check: str | None = None) -> None:
+        self.name, self.sql, self.kind, self.default = name, sql, kind, default
+        self.json = name if json == "" else json
+        self.brief, self.history, self.versioned, self.overwrite = brief, history, versioned, overwrite
+        self.exported, self.synced, self.original = exported, synced, original
+        self.complete, self.check = complete, check
+
+    @property
+    def column(self) -> str:
+        return self.name
+
+    def read(self, value: object) -> object:
+        """The Python value of a stored one."""
+        if self.kind == "flag":
+            return bool(value)
+        if self.kind == "count":
+            return value or 0
+        if self.kind == "name":
+            return value or None
+        return value
+
+    def store(self, value: object) -> object:
+        """The stored value of a Python one."""
+        return int(bool(value)) if self.kind == "flag" else value
+
+    def __repr__(self) -> str:
+        return f"Field({self.name!r}, {self.sql!r}, {self.kind!r})"
+
+
+# In the original thatch's column order, then thatch_cli's additions.
+FIELDS: tuple[Field, ...] = (
+    Field("slug", "TEXT NOT NULL", "text", "", brief=True, versioned=True),
+    Field("store", "TEXT NOT NULL REFERENCES stores(name)", "text", "", brief=True, versioned=True,
+          complete="stores", check="store"),
+    Field("label", "TEXT NOT NULL", "text", "", brief=True, versioned=True, complete="labels", check="label"),
+    Field("content", "TEXT NOT NULL", "text", "", versioned=True),  # "# {label}\n\n{body}"; JSON shows the body
+    Field("embedding", "BLOB", "blob", json=None, exported="vectors", synced=False),
+    Field("model", "TEXT", "line", synced=False),
+    Field("branch", "TEXT", "name", brief=True, versioned=True, overwrite="given", complete="branches",
+          check="branch"),
+    Field("confidence", "INTEGER", "int", brief=True, versioned=True, overwrite="given", check="confidence"),
+    Field("archived", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, versioned=True),
+    Field("created_at", "TEXT NOT NULL", "time", "", overwrite="keep"),
+    Field("updated_at", "TEXT NOT NULL", "time", "", brief=True),
+    Field("recall_count", "INTEGER NOT NULL DEFAULT 0", "count", 0, brief=True, overwrite="keep", synced=False),
+    Field("last_recalled_at", "TEXT", "time", overwrite="keep", synced=False),
+    # thatch_cli's: listed first, always in the agents' session-start reminder.
+    Field("pinned", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, versioned=True, overwrite="given",
+          original=False),
+)
+
+BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
+NAMES: tuple[str, ...] = tuple(BY_NAME)
+ORIGINAL = tuple(f for f in FIELDS if f.original)
+HISTORY = tuple(f for f in FIELDS if f.history)
+VERSIONED = tuple(f for f in FIELDS if f.versioned)
+SYNCED = tuple(f for f in FIELDS if f.synced)
+JSON = tuple(f for f in FIELDS if f.json)
+BRIEF = tuple(f for f in JSON if f.brief)
+FLAGS = tuple(f for f in FIELDS if f.kind == "flag")
+COMPLETED = {f.complete: f for f in FIELDS if f.complete}
+# Keys the full JSON shape adds to the fields' own (records.Memory.public).
+DERIVED_JSON = ("has_vector",)
+
+
+def brief_keys() -> str:
+    """The brief shape's keys, for help texts and the man page."""
+    return ", ".join(f.json for f in BRIEF)
+
+
+def full_keys() -> str:
+    """What the full shape adds to the brief one."""
+    return ", ".join([f.json for f in JSON if not f.brief] + list(DERIVED_JSON))
