@@ -5,6 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# Sync (thatch sync, issue 21), declared once: the fields of a memory its
+# record in the shared memories ref carries (beside its slug and the sync's
+# own `author` and `hlc`), and the marks thatch keeps beside `entries` for it
+# (storage/sync.py). Not synced: store, vectors and model, recall counts.
+SYNCED_FIELDS = ("label", "content", "branch", "confidence", "archived", "created_at", "updated_at")
+MARK_FIELDS = ("author", "private", "unreviewed")
+
 
 @dataclass
 class Memory:
@@ -21,6 +28,11 @@ class Memory:
     last_recalled_at: str | None = None
     model: str | None = None
     embedding: bytes | None = field(default=None, repr=False)
+    # MARK_FIELDS: who wrote it when it came from a teammate (None: written
+    # here), never shared, and not yet reviewed since it came in.
+    author: str | None = None
+    private: bool = False
+    unreviewed: bool = False
 
     @property
     def key(self) -> tuple[str, str]:
@@ -54,6 +66,9 @@ class Memory:
             "archived": self.archived,
             "updated_at": self.updated_at,
             "recall_count": self.recall_count,
+            "author": self.author,
+            "private": self.private,
+            "unreviewed": self.unreviewed,
         }
 
     def public(self) -> dict:

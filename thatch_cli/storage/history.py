@@ -29,7 +29,7 @@ COLUMNS = ("store", "slug", "label", "content", "embedding", "model", "branch", 
 # What makes two versions different (telemetry and vectors do not).
 _COMPARED = ("store", "slug", "label", "content", "branch", "confidence", "archived", "updated_at")
 _NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-_TABLE = "thatch_cli_history"
+TABLE = _TABLE = "thatch_cli_history"
 
 
 def _copy(source: str, key_store: str, key_slug: str, event: str, where: str = "") -> str:

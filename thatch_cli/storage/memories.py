@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import history, schema
+from . import history, schema, sync
 
 COLUMNS = (
     "store, slug, label, content, branch, confidence, archived, created_at, updated_at,"
@@ -58,6 +58,7 @@ class MemoryDB:
         # callable is asked only then, so a read never depends on it),
         # recorded by the first write transaction that sees it differ.
         self.history_keep = history_keep
+        self._has_marks: bool | None = None  # the sync marks table (schema 5+) exists
 
     @classmethod
     def open(cls, path: Path, *, create_parent: bool = True,
@@ -170,7 +171,7 @@ class MemoryDB:
         ).fetchone()
         if row is None:
             return None
-        return memory_from_row(row, row[12] if with_vector else None)
+        return self._marked([memory_from_row(row, row[12] if with_vector else None)])[0]
 
     def get_many(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Memory]:
         found: dict[tuple[str, str], Memory] = {}
@@ -201,7 +202,15 @@ class MemoryDB:
             args.append(int(archived))
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         rows = self.conn.execute(f"SELECT {COLUMNS} FROM entries {clause} ORDER BY store, updated_at DESC, slug", args)
-        return [memory_from_row(r) for r in rows]
+        return self._marked([memory_from_row(r) for r in rows])
+
+    def _marked(self, memories: list[Memory]) -> list[Memory]:
+        """`memories` with their sync marks (author, private, unreviewed)."""
+        if self._has_marks is None:
+            self._has_marks = sync.has_marks(self.conn)
+        if self._has_marks and memories:
+            sync.attach(self.conn, memories)
+        return memories
 
     def labels(self, stores: Sequence[str]) -> list[str]:
         """Every label in `stores`, archived included (for did-you-mean)."""

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from ..errors import DatabaseError
 from ..files import create_exclusive
-from . import backup, history
+from . import backup, history, sync
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # How long a command waits for another process's write lock.
 LOCK_TIMEOUT_S = 10.0
 
@@ -192,6 +192,9 @@ CREATE TABLE IF NOT EXISTS thatch_cli_fts_rows (
 INSERT OR REPLACE INTO thatch_cli_meta (key, value)
     SELECT 'model_paths', 'pending' WHERE EXISTS (SELECT 1 FROM entries WHERE model LIKE '/%');
 """,
+    # thatch sync (storage/sync.py): each memory's marks (private, author,
+    # unreviewed) and each store's sync state, kept beside entries.
+    5: sync.MIGRATION,
 }
 
 

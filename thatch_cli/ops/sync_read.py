@@ -1,0 +1,83 @@
+"""Reading both sides of a sync: the records in a commit of the memories
+ref (checked as an import checks its lines; a file that fails is skipped
+and reported, never written), and the store's own memories as records, with
+what stays here (private, branch-scoped, suspected credentials) set apart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops import jsonl
+from ..storage import sync as table
+from ..sync import hlc, merge, records, secrets
+from ..sync.records import Record
+from ..sync.tree import Snapshot
+from ..textsafe import one_line
+
+
+def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Record]:
+    """slug -> record of every memory file of `snapshot` that passes the
+    checks; failures go to the outcome's `skipped` unless `trusted` (a
+    commit this database merged before)."""
+    cache: dict[str, Record | str] = step._parsed
+    wanted = [e.sha for e in snapshot.memories.values()
+              if e.sha not in cache and e.size <= records.MAX_RECORD_BYTES]
+    data = step.git.blobs(wanted)
+    now = step.ctx.now()
+    found: dict[str, Record] = {}
+    for slug, entry in snapshot.memories.items():
+        got = cache.get(entry.sha)
+        if got is None:
+            if entry.size > records.MAX_RECORD_BYTES:
+                got = f"{entry.size} bytes; the limit is {records.MAX_RECORD_BYTES}"
+            elif entry.sha not in data:
+                got = "its object is missing"
+            else:
+                try:
+                    got = records.parse(entry.path, data[entry.sha], now)
+                except jsonl.Invalid as exc:
+                    got = str(exc)
+            cache[entry.sha] = got
+        if isinstance(got, Record):
+            found[slug] = got
+        elif not trusted:
+            step.outcome.skipped.append({"path": one_line(entry.path), "reason": got})
+    if not trusted:
+        step.outcome.skipped += [{"path": one_line(p), "reason": "not where a memory's file belongs"}
+                                 for p in snapshot.misplaced]
+    return found
+
+
+def local_state(step: Any, store: str, last: dict[str, Record],
+                clock: hlc.Clock) -> tuple[dict[str, tuple], set[str], dict[str, Record]]:
+    """(slug -> the row's state as read, slugs kept out of the merge, slug ->
+    this database's record of it)."""
+    from ..sync.gitconfig import identity
+
+    conn = step.db.conn
+    rows = {row["slug"]: row for row in table.rows(conn, store)}
+    state = {slug: (r["content"], r["label"], r["updated_at"], r["archived"], r["branch"], r["confidence"])
+             for slug, r in rows.items()}
+    excluded = table.private_slugs(conn, store)
+    if not step.ctx.setting("sync.branches"):
+        excluded |= {slug for slug, r in rows.items() if r["branch"] and slug not in last}
+    me = identity(step.repo.top, step.ctx.env)
+
+    def forgotten_at(slug: str) -> int:
+        return hlc.millis_of(table.deleted_at(conn, store, slug)) or hlc.now_millis()
+
+    local = merge.local_records(rows, last, excluded, clock, me, forgotten_at)
+    scanner = None
+    for slug, record in list(local.items()):
+        if record.deleted or slug in step.allowed or record.same(last.get(slug)):
+            continue
+        if scanner is None:
+            scanner = secrets.load(step.ctx.setting("sync.secret_rules") or None)
+        findings = scanner.scan(record.label + "\n" + record.fields["content"])
+        if findings:
+            excluded.add(slug)
+            del local[slug]
+            step.outcome.held.append({"slug": slug, "label": record.label, "reason": "looks like it holds a"
+                                      " credential; not shared (thatch sync --allow LABEL shares it anyway)",
+                                      "rules": [f.to_json() for f in findings]})
+    return state, excluded, local
