@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import Self
 
 _STAMP = re.compile(r"^(\d{13})\.(\d{5})\.([0-9a-z]{1,32})$")
 _MAX_COUNTER = 99_999
@@ -22,7 +23,7 @@ class Stamp(tuple):
 
     __slots__ = ()
 
-    def __new__(cls, millis: int, counter: int, node: str) -> Stamp:
+    def __new__(cls, millis: int, counter: int, node: str) -> Self:
         return super().__new__(cls, (millis, counter, node))
 
     @property

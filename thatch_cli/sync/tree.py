@@ -13,6 +13,7 @@ import os
 import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Self
 
 from ..errors import ThatchError
 from . import records
@@ -71,7 +72,7 @@ class Git:
             self._repo = Repo(os.fspath(self.top))
         return self._repo
 
-    def __enter__(self) -> Git:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
