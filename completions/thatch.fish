@@ -5,7 +5,7 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show stores unarchive
+            printf '%s\n' archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp private recall reindex remember rename rescope restore restore-memory search setup share show stores sync unarchive
         case 'completion'
             printf '%s\n' install show
         case 'config'
@@ -22,7 +22,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'mcp|--max-chars' 'mcp|--lock-wait' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'show|--store' 'show|-s' 'stores|--drop' 'unarchive|--store' 'unarchive|-s'
+        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'mcp|--max-chars' 'mcp|--lock-wait' 'private|--store' 'private|-s' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'share|--store' 'share|-s' 'show|--store' 'show|-s' 'stores|--drop' 'sync|--remote' 'sync|--accept' 'sync|--allow' 'unarchive|--store' 'unarchive|-s'
             return 0
     end
     return 1
@@ -124,6 +124,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a import -d 'Import memories from J
 complete -c thatch -n '__thatch_arg \'\' 0' -a init -d 'Print the shell hook: a one-line memory summary when you enter a repository or switch branch'
 complete -c thatch -n '__thatch_arg \'\' 0' -a list -d 'List the memories of a store (default: the detected one), newest first'
 complete -c thatch -n '__thatch_arg \'\' 0' -a mcp -d 'Serve the memory store to coding agents over MCP (stdio): the original thatch\'s tools'
+complete -c thatch -n '__thatch_arg \'\' 0' -a private -d 'Keep a memory on this machine: thatch sync never shares it'
 complete -c thatch -n '__thatch_arg \'\' 0' -a recall -d 'Find memories by meaning and by their words: the detected store plus global, unless told otherwise'
 complete -c thatch -n '__thatch_arg \'\' 0' -a reindex -d 'Embed memories that have no vector, or one from a different model'
 complete -c thatch -n '__thatch_arg \'\' 0' -a remember -d 'Save a memory. Saving the same label and text again changes nothing and says "unchanged"'
@@ -133,8 +134,10 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a restore -d 'Replace the database 
 complete -c thatch -n '__thatch_arg \'\' 0' -a restore-memory -d 'Bring back a forgotten memory or an earlier version of one (undoes the last change by default)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a search -d 'Find memories: `thatch recall` as the original thatch spells it, with the store as an argument'
 complete -c thatch -n '__thatch_arg \'\' 0' -a setup -d 'Wire a coding agent to thatch: the MCP server, the memory hooks and an instruction block'
+complete -c thatch -n '__thatch_arg \'\' 0' -a share -d 'Let thatch sync share a memory marked private again'
 complete -c thatch -n '__thatch_arg \'\' 0' -a show -d 'Print one memory in full: from the detected store, else from global (it says so)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a stores -d 'List stores with their memory counts and last update (tab-separated when piped)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a sync -d 'Share this repository\'s memories with your team through its own git remote'
 complete -c thatch -n '__thatch_arg \'\' 0' -a unarchive -d 'Bring an archived memory back into recall (restoring a live one changes nothing)'
 complete -c thatch -n '__thatch_at \'archive\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Archive every live memory of this branch instead'
 complete -c thatch -n '__thatch_at \'archive\'' -s b -r -f -a '(__thatch_values branches)' -d 'Archive every live memory of this branch instead'
@@ -337,6 +340,14 @@ complete -c thatch -n '__thatch_at \'mcp\'' -l max-chars -r -f -d 'Cap each tool
 complete -c thatch -n '__thatch_at \'mcp\'' -l lock-wait -r -f -d 'How long a write waits for another writer\'s lock'
 complete -c thatch -n '__thatch_at \'mcp\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'mcp\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'private\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'private\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'private\'' -l global -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'private\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'private\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'private\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'private\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'private\' 0' -f -a '(__thatch_values labels)'
 complete -c thatch -n '__thatch_at \'recall\'' -l store -r -f -a '(__thatch_values stores)' -d 'Search only this store'
 complete -c thatch -n '__thatch_at \'recall\'' -s s -r -f -a '(__thatch_values stores)' -d 'Search only this store'
 complete -c thatch -n '__thatch_at \'recall\'' -l global -d 'Short for --store global'
@@ -376,6 +387,7 @@ complete -c thatch -n '__thatch_at \'remember\'' -s c -r -f -d 'How sure you are
 complete -c thatch -n '__thatch_at \'remember\'' -l overwrite -d 'Replace an existing memory with this label'
 complete -c thatch -n '__thatch_at \'remember\'' -l archived -d 'Archive (or restore) it; required when updating an archived memory'
 complete -c thatch -n '__thatch_at \'remember\'' -l no-archived -d 'Negate --archived'
+complete -c thatch -n '__thatch_at \'remember\'' -l private -d 'Keep it on this machine: thatch sync never shares it'
 complete -c thatch -n '__thatch_at \'remember\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'remember\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'remember\'' -s h -d 'Show help and exit'
@@ -425,6 +437,14 @@ complete -c thatch -n '__thatch_at \'setup\'' -l json -d 'Print JSON with stable
 complete -c thatch -n '__thatch_at \'setup\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'setup\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'setup\' 0' -f -a 'claude cursor codex' -d 'claude, cursor or codex'
+complete -c thatch -n '__thatch_at \'share\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'share\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'share\'' -l global -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'share\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'share\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'share\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'share\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'share\' 0' -f -a '(__thatch_values labels)'
 complete -c thatch -n '__thatch_at \'show\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'show\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'show\'' -l global -d 'Short for --store global'
@@ -438,6 +458,20 @@ complete -c thatch -n '__thatch_at \'stores\'' -l drop -r -f -d 'Remove this sto
 complete -c thatch -n '__thatch_at \'stores\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'stores\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'stores\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'sync\'' -l remote -r -f -d 'init: the remote to share through (default: the branch\'s, else origin)'
+complete -c thatch -n '__thatch_at \'sync\'' -l yes -d 'init: share without asking'
+complete -c thatch -n '__thatch_at \'sync\'' -s y -d 'init: share without asking'
+complete -c thatch -n '__thatch_at \'sync\'' -l dry-run -d 'Say what would be pulled and pushed; change nothing (uses what git last fetched)'
+complete -c thatch -n '__thatch_at \'sync\'' -s n -d 'Say what would be pulled and pushed; change nothing (uses what git last fetched)'
+complete -c thatch -n '__thatch_at \'sync\'' -l review -d 'List teammates\' memories not reviewed yet'
+complete -c thatch -n '__thatch_at \'sync\'' -l accept -r -f -d 'With --review: accept this one (repeatable)'
+complete -c thatch -n '__thatch_at \'sync\'' -l accept-all -d 'With --review: accept them all'
+complete -c thatch -n '__thatch_at \'sync\'' -l allow -r -f -d 'Share this memory even if it looks like it holds a credential (repeatable)'
+complete -c thatch -n '__thatch_at \'sync\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'sync\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'sync\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'sync\' 0' -f -a 'init status off purge' -d 'init, status, off or purge LABEL; none: sync now'
+complete -c thatch -n '__thatch_arg \'sync\' 1' -f -a '(__thatch_values labels)'
 complete -c thatch -n '__thatch_at \'unarchive\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'unarchive\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'unarchive\'' -l global -d 'Short for --store global'

@@ -116,7 +116,8 @@ StoreArg = Annotated[Optional[str], Argument(metavar="STORE", show_default=False
                                              help="Store to use (the same as --store).")]
 
 # The JSON shapes of one memory, which many commands' keys refer to.
-BRIEF = "a brief: store, slug, label, branch, confidence, archived, updated_at, recall_count"
+BRIEF = ("a brief: store, slug, label, branch, confidence, archived, updated_at, recall_count, author, private,"
+         " unreviewed")
 FULL = "a brief plus content, created_at, last_recalled_at, model, has_vector"
 
 

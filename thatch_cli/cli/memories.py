@@ -41,6 +41,7 @@ def remember(
     overwrite: Annotated[bool, Option("--overwrite", help="Replace an existing memory with this label.")] = False,
     archived: Annotated[Optional[bool], Option("--archived/--no-archived", show_default=False,
                                                help="Archive (or restore) it; required when updating an archived memory.")] = None,
+    private: Annotated[bool, Option("--private", help="Keep it on this machine: thatch sync never shares it.")] = False,
     as_json: Json = False,
 ) -> None:
     """Save a memory. Saving the same label and text again changes nothing and says "unchanged".
@@ -58,7 +59,8 @@ def remember(
 
             heading, body = split_heading(text)
             _saved(out, save(ctx, body if heading else text, heading, store=store, branch=branch,
-                             this_branch=this_branch, confidence=confidence, overwrite=overwrite, archived=archived))
+                             this_branch=this_branch, confidence=confidence, overwrite=overwrite, archived=archived,
+                             private=private))
         return
     if label is None:
         raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
@@ -66,7 +68,7 @@ def remember(
     if content == "-":
         content = ctx.read_stdin()
     _saved(out, save(ctx, content, label, store=store, branch=branch, this_branch=this_branch,
-                     confidence=confidence, overwrite=overwrite, archived=archived))
+                     confidence=confidence, overwrite=overwrite, archived=archived, private=private))
 
 
 def _saved(out: Output, outcome) -> None:
@@ -83,7 +85,8 @@ def _saved(out: Output, outcome) -> None:
     if outcome.notice:
         out.notice(outcome.notice)
     verb = "Replaced" if outcome.replaced else "Remembered"
-    out.line(f"{verb} {m.label!r} in {where}" + (" (archived)" if m.archived else ""))
+    out.line(f"{verb} {m.label!r} in {where}" + (" (archived)" if m.archived else "")
+             + (" (private: never shared)" if m.private else ""))
     if outcome.similar:
         count = len(outcome.similar)
         out.notice(f"{count} similar memor{'y' if count == 1 else 'ies'} already in {m.store};"
@@ -179,6 +182,10 @@ def _facts(memory: Memory) -> list[str]:
         facts.append(f"confidence {memory.confidence}/10")
     if memory.archived:
         facts.append("archived")
+    if memory.private:
+        facts.append("private")
+    if memory.author:
+        facts.append(f"by {memory.author}" + (" (a teammate; not reviewed)" if memory.unreviewed else " (a teammate)"))
     facts.append(f"updated {memory.updated_at}")
     facts.append(f"recalled {memory.recall_count}×")
     return facts

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from .. import validate
 from ..context import Context
+from .render import withhold
 from .render import (render_done, render_duplicates, render_forget, render_hygiene, render_list, render_payload,
                      render_recall, render_remember, render_show, render_stores, render_verdict)
 from .results import Reply, cap
@@ -66,7 +67,7 @@ def _remember(ctx: Context, args: dict, state: Session) -> Reply:
 
     outcome = remember(ctx, args["content"], args["label"], store=args.get("store"), branch=args.get("branch"),
                        confidence=args.get("confidence"), overwrite=bool(args.get("overwrite")),
-                       archived=args.get("archived"))
+                       archived=args.get("archived"), private=bool(args.get("private")))
     data = outcome.to_json()
     drained = _drain_fetched(ctx, state)
     if drained:
@@ -82,7 +83,7 @@ def _recall(ctx: Context, args: dict, state: Session) -> Reply:
     outcome = recall(ctx, args["query"], store=args.get("store"), branch=args.get("branch"),
                      limit=args.get("limit", 10), include_archived=bool(args.get("includeArchived")),
                      mode=args.get("mode", "hybrid"))
-    data = outcome.to_json()
+    data = withhold(outcome.to_json())
     data["budget"] = None
     return Reply(data, render_recall, ("results",),
                  "ask for fewer results (`limit`), one `store`, or a more specific query")
@@ -215,6 +216,8 @@ TOOLS: list[Tool] = [
                          "description": "Keep as a long-term record, left out of recall and hygiene. Required"
                                         " when updating an archived memory: true keeps it archived, false"
                                         " restores it."},
+            "private": {"type": "boolean",
+                        "description": "Keep it on this machine: never shared with the team by thatch sync."},
         },
         _remember, required=("label", "content"), read_only=False,
         checks={**NAME_CHECKS, "content": validate.content, "confidence": validate.confidence},

@@ -81,6 +81,7 @@ def remember(
     confidence: int | None = None,
     overwrite: bool = False,
     archived: bool | None = None,
+    private: bool = False,
 ) -> SaveOutcome:
     content = validate.content(content)
     confidence = validate.confidence(confidence)
@@ -101,6 +102,14 @@ def remember(
     )
     db = ctx.db()
     existing = db.get(store_name, memory.slug, with_vector=True)
+    if private and not (existing is not None and existing.private):
+        # Marked before it is written, so no sync can share it first.
+        from .sync_setup import mark_private
+
+        mark_private(ctx, store_name, memory.slug)
+        if existing is not None:
+            existing.private = True
+    memory.private = private or bool(existing is not None and existing.private)
     if existing is not None and same_memory(existing, label, text, branch, confidence, archived):
         # A retried save (an agent, a script run twice) succeeds without writing.
         return SaveOutcome(memory=existing, replaced=None, unchanged=True)
