@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from .. import validate
 from ..context import Context
-from ..errors import Conflict, InvalidInput, NotFound
+from ..errors import InvalidInput
 from ..records import Memory
 from ..storage import sync as table
 from ..sync import gitconfig
@@ -68,25 +68,17 @@ def _hooks(ctx: Context, top) -> list[str]:
     """Install thatch's git hooks (idempotent), so `git fetch` imports what it brings."""
     import sys
 
+    from ..errors import ThatchError
     from ..integrations import githooks
+    from ..integrations.shell import resolve_executable
 
     try:
-        result = githooks.install(top, ctx.env.get("THATCH_EXECUTABLE") or _executable(sys.argv))
-    except (Conflict, NotFound) as exc:
+        result = githooks.install(top, resolve_executable(sys.argv[0] if sys.argv else "", ctx.env))
+    except ThatchError as exc:
         return [f"git hooks not installed ({exc.message}): run 'thatch sync' after git fetch to import"]
     done = [h.name for h in result.hooks if h.action in ("installed", "chained", "updated")]
     return [f"installed thatch's git hooks ({', '.join(done)}): git fetch and git pull now bring teammates'"
             " memories in"] if done else []
-
-
-def _executable(argv: list[str]) -> str:
-    import os
-    import shutil
-
-    first = argv[0] if argv else ""
-    if os.path.isabs(first) and os.access(first, os.X_OK) and not first.endswith(".py"):
-        return first
-    return shutil.which("thatch") or first
 
 
 def off(ctx: Context) -> Setup:

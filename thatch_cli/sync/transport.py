@@ -86,7 +86,7 @@ def fetch(cwd: Path, env: Mapping[str, str], remote: str, timeout: float) -> Git
     """Fetch the remote's memories ref into refs/thatch/remotes/REMOTE/.
     The refspec is a wildcard, so a remote without the ref is no error."""
     spec = f"+refs/thatch/memories*:refs/thatch/remotes/{remote}/memories*"
-    return run(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote, spec], cwd, env, timeout)
+    return run(["fetch", "--prune", "--no-tags", "--no-write-fetch-head", "--quiet", remote, spec], cwd, env, timeout)
 
 
 def push(cwd: Path, env: Mapping[str, str], remote: str, commit: str, expected: str | None,
