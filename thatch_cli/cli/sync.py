@@ -24,7 +24,7 @@ from .render import esc, table, tsv
     "thatch sync status",
     "thatch sync purge 'Old deploy key'",
     "thatch sync off",
-], json="sync: store, remote, status (synced, pulled, merged, up to date, dry run, pull-only, deferred, offline),"
+], json="sync: store, remote, status (synced, pulled, up to date, dry run, pull-only, deferred, offline),"
         " dry_run, pulled and pushed (created, updated, deleted), conflicts (slug, label, winner, local, remote),"
         " held (slug, label, reason, rules), skipped (path, reason), unreviewed, commit, rounds, notices;"
         " init/off: store, remote, url, status, changes, notices; status: store, enabled, remote, url, base,"
@@ -99,7 +99,7 @@ def _background(ctx: Context, out: Output, from_hook: bool) -> int:
     if out.json_mode:
         out.json(outcome.to_json())
     else:
-        out.notice("sync: " + _summary(outcome))
+        out.notice("sync: " + (outcome.notices[-1] if outcome.status == "offline" else _summary(outcome)))
     return 0
 
 

@@ -88,7 +88,7 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
             new_tip = step.run(dry_run)
             outcome.commit = new_tip
             if dry_run or not push or new_tip is None or new_tip == remote_tip:
-                outcome.status = _settled(outcome, dry_run, push)
+                outcome.status = _settled(outcome, dry_run)
                 break
             pushed = transport.push(repo.top, ctx.env, repo.remote, new_tip, remote_tip, timeout)
             kind = transport.classify(pushed)
@@ -115,11 +115,10 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
     return outcome
 
 
-def _settled(outcome: Outcome, dry_run: bool, push: bool) -> str:
+def _settled(outcome: Outcome, dry_run: bool) -> str:
     if dry_run:
         return "dry run"
-    changed = any(outcome.pulled.values())
-    return "pulled" if changed else "up to date" if push else "merged"
+    return "pulled" if any(outcome.pulled.values()) else "up to date"
 
 
 def _offline(outcome: Outcome, repo: Repository, result: transport.GitResult, background: bool) -> Outcome:
