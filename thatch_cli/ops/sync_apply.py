@@ -40,28 +40,36 @@ def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None,
     return sha
 
 
-def _vectors(step: Any, plan: Plan) -> dict[str, tuple[bytes, str]]:
-    """Vectors for the incoming memories whose text is new here; none (with
-    a notice: keyword recall finds them, `thatch reindex` embeds them) when
-    no model loads."""
-    todo = [rec for rec, before in plan.apply if not rec.deleted and (before is None or before[0] != rec.fields["content"])]
-    if not todo:
-        return {}
-    try:
-        embedded = step.ctx.engine().embed_passages([rec.fields["content"] for rec in todo])
-    except ModelUnavailable as exc:
-        step.outcome.notices.append(f"incoming memories saved without vectors ({exc.message}); keyword recall"
-                                    " finds them, 'thatch reindex' embeds them once the model loads")
-        return {}
-    return {rec.slug: (blob, embedded.model) for rec, blob in zip(todo, embedded.blobs)}
+BATCH = 256
+
+
+def _embed(step: Any, written: list[tuple[str, str]]) -> None:
+    """Vectors for the incoming memories whose text is new here, in batches
+    after their rows are written (keyword recall finds them at once); a
+    memory edited meanwhile keeps its own. No model: a notice, and `thatch
+    reindex` embeds them later."""
+    from ..storage import vectors
+
+    db, store = step.db, step.repo.store
+    for start in range(0, len(written), BATCH):
+        batch = written[start:start + BATCH]
+        try:
+            embedded = step.ctx.engine().embed_passages([content for _, content in batch])
+        except ModelUnavailable as exc:
+            step.outcome.notices.append(f"incoming memories saved without vectors ({exc.message}); keyword recall"
+                                        " finds them, 'thatch reindex' embeds them once the model loads")
+            return
+        with db.transaction():
+            for (slug, content), blob in zip(batch, embedded.blobs):
+                vectors.set_vector(db, store, slug, content, blob, embedded.model)
 
 
 def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
     ctx, db, store = step.ctx, step.db, step.repo.store
-    vectors = _vectors(step, plan)
     review = bool(ctx.setting("sync.review"))
     me = gitconfig.identity(step.repo.top, ctx.env)
     now = ctx.now()
+    written: list[tuple[str, str]] = []
     with db.transaction() as conn:
         db.ensure_store(store)
         for record, before in plan.apply:
@@ -73,12 +81,12 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
                 table.delete(conn, store, record.slug)
                 continue
             values = {"slug": record.slug, "store": store, **record.fields}
-            if record.slug in vectors:
-                values["embedding"], values["model"] = vectors[record.slug]
-            elif before is None:
+            if before is None or before[0] != record.fields["content"]:
                 values["embedding"] = values["model"] = None
+                written.append((record.slug, record.fields["content"]))
             db.write_row(values, replace=before is not None)
             table.set_incoming(conn, store, record.slug, record.author, review and record.author != me)
         for loser in plan.losers:
             table.keep_version(conn, records.values_of(loser, store), "conflict", now)
         table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last)})
+    _embed(step, written)
