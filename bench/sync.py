@@ -36,18 +36,17 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "tests")]
 
-from machine import describe  # noqa: E402
-from perf import save_report  # noqa: E402
+from machine import describe
+from perf import save_report
 
 THATCH = [sys.executable, "-m", "thatch_cli"]
-WORDS = ("deploy cache index queue retry schema token build release staging worker batch shard merge branch"
-         " review lint test docker proxy timeout budget vector keyword import export backup restore hook").split()
+WORDS = ["deploy", "cache", "index", "queue", "retry", "schema", "token", "build", "release", "staging", "worker", "batch", "shard", "merge", "branch", "review", "lint", "test", "docker", "proxy", "timeout", "budget", "vector", "keyword", "import", "export", "backup", "restore", "hook"]
 
 
 def log(message: str) -> None:
@@ -83,7 +82,7 @@ class Clone:
     def thatch(self, *args: str, stdin: str | None = None) -> tuple[float, str]:
         started = time.perf_counter()
         result = subprocess.run([*THATCH, *args], cwd=self.path, env=self.env, input=stdin, capture_output=True,
-                                text=True)
+                                text=True, check=False)
         took = time.perf_counter() - started
         if result.returncode not in (0, 5):
             raise RuntimeError(f"{self.name}: thatch {' '.join(args)}: {result.stderr.strip()[:300]}")
@@ -206,8 +205,12 @@ def four_writers(args, rows: list) -> None:
                     edit(writer, i, f"{writer.name} round {round_}")
                     edits += 1
             reports: dict[str, dict] = {}
+
+            def one(writer: Clone, into: dict = reports) -> None:
+                into[writer.name] = writer.sync()[1]
+
             started = time.perf_counter()
-            threads = [threading.Thread(target=lambda w=w: reports.__setitem__(w.name, w.sync()[1])) for w in writers]
+            threads = [threading.Thread(target=one, args=(w,)) for w in writers]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -266,13 +269,15 @@ def findable(args, rows: list) -> None:
 
 
 def render(rows: list, args, started: datetime) -> str:
-    lines = [f"Measured {started.strftime('%Y-%m-%d %H:%M UTC')} on {describe()}; model {args.model};"
-             f" load average at start {os.getloadavg()[0]:.1f}.", "",
+    lines = [(f"Measured {started.strftime('%Y-%m-%d %H:%M UTC')} on {describe()}; model {args.model};"
+              f" load average at start {os.getloadavg()[0]:.1f}."), "",
              "| measurement | runs | median | min | max |", "|---|---:|---:|---:|---:|"]
+    def show(value: float, unit: str) -> str:
+        return f"{value:.3f} {unit}".strip() if unit in ("s", "") else f"{value:.0f} {unit}"
+
     for name, samples, unit in rows:
-        show = (lambda v: f"{v:.3f} {unit}".strip()) if unit in ("s", "") else (lambda v: f"{v:.0f} {unit}")
-        lines.append(f"| {name} | {len(samples)} | {show(statistics.median(samples))} | {show(min(samples))} |"
-                     f" {show(max(samples))} |")
+        lines.append(f"| {name} | {len(samples)} | {show(statistics.median(samples), unit)} |"
+                     f" {show(min(samples), unit)} | {show(max(samples), unit)} |")
     return "\n".join(lines)
 
 
@@ -284,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-ssh", action="store_true")
     parser.add_argument("--only", nargs="*", choices=("initial", "ssh", "incremental", "writers", "findable"))
     args = parser.parse_args(argv)
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     rows: list = []
     wanted = set(args.only or ("initial", "ssh", "incremental", "writers", "findable"))
     if "initial" in wanted:

@@ -14,6 +14,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Self
 
 SSHD = "/usr/sbin/sshd"
 HOST = "thatch-test"  # the sshd
@@ -57,7 +58,7 @@ class SshServer:
         self._held: list[socket.socket] = []
         self._stop = threading.Event()
 
-    def __enter__(self) -> "SshServer":
+    def __enter__(self) -> Self:
         base = self.base
         for name in ("host", "client"):
             subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(base / name)], check=True)

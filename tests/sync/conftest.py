@@ -4,19 +4,16 @@ database and git identity, driven through the real entry point."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
-
 from helpers import Result, git, run_main
+
 from thatch_cli.clock import system_clock
 from thatch_cli.context import Context
 from thatch_cli.embeddings import FakeEmbedder
-
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
 class Clone:

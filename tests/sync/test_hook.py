@@ -12,7 +12,7 @@ from thatch_cli.integrations import githooks
 
 def _git(clone, *args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=clone.path, env={**clone.env, "THATCH_MODEL": "fake:64", **env},
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
 
 
 def _wait_for(predicate, seconds: float = 30.0) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from helpers import git
+
 from thatch_cli.sync import records, secrets, tree
 
 

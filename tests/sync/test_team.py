@@ -12,7 +12,11 @@ def test_create_overwrite_forget_and_rename_travel(team):
     ann, bob = team(2)
     ann.ok("remember", "Release process", "Tag, build the wheel, twine upload.")
     ann.ok("remember", "Staging port", "The staging database listens on 5433.")
+    preview = ann.sync("--dry-run")
+    assert preview["status"] == "dry run" and preview["pushed"]["created"] == 2
+    assert ann.ok("sync", "status", "--json").json()["to_push"]["created"] == 2
     assert ann.sync()["pushed"]["created"] == 2
+    assert ann.ok("sync", "status", "--json").json()["last_sync"]["status"] == "synced"
     pulled = bob.sync()
     assert pulled["pulled"]["created"] == 2 and pulled["status"] == "pulled"
     assert bob.labels() == ["Release process", "Staging port"]
@@ -132,7 +136,7 @@ def test_writers_racing_for_the_lease_converge(team):
 
 
 def test_a_remote_without_the_ref_and_plain_git_fetch(team):
-    ann, bob = team(2)
+    _ann, bob = team(2)
     assert bob.git("fetch") == ""  # the wildcard refspec is harmless while the ref is missing
     assert bob.sync()["status"] == "up to date"
     assert "thatch" not in bob.git("branch", "-a")
@@ -196,6 +200,12 @@ def test_init_says_who_can_read_and_asks(team):
     assert refused.exit_code == 2 and "anyone who can fetch from it can read them" in refused.stderr
     assert "thatch" not in ann.git("config", "--list")
     assert ann.run("sync").exit_code == 3  # not set up: nothing is shared
+    from thatch_cli.ops.sync_setup import init
+
+    asked: list[str] = []
+    declined = init(ann.ctx(), None, yes=False, ask=lambda question: asked.append(question) or False)
+    assert declined.status == "declined" and "anyone who can fetch from it" in asked[0]
+    assert "thatch" not in ann.git("config", "--list")
     ann.ok("sync", "init", "--yes")
     assert ann.ok("sync", "init", "--yes", "--json").json()["status"] == "unchanged"
     specs = ann.git("config", "--get-all", "remote.origin.fetch").splitlines()

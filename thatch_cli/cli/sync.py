@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 from ..context import Context
 from ..errors import EXIT_ATTENTION, InvalidInput, ThatchError
@@ -37,21 +37,21 @@ from .render import esc, table, tsv
           " other goes into thatch history. Offline is exit 7 (nothing lost; sync again).")
 def sync(
     ctx: Context, out: Output, *,
-    action: Annotated[Optional[str], Argument(metavar="ACTION", choices=ACTIONS, show_default=False,
+    action: Annotated[str | None, Argument(metavar="ACTION", choices=ACTIONS, show_default=False,
                                               help="init, status, off or purge LABEL; none: sync now.")] = None,
-    label: Annotated[Optional[str], Argument(metavar="LABEL", show_default=False,
+    label: Annotated[str | None, Argument(metavar="LABEL", show_default=False,
                                              help="The memory purge takes off the remote.")] = None,
-    remote: Annotated[Optional[str], Option("--remote", metavar="NAME",
+    remote: Annotated[str | None, Option("--remote", metavar="NAME",
                                             help="init: the remote to share through (default: the"
                                                  " branch's, else origin).")] = None,
     yes: Annotated[bool, Option("--yes", "-y", help="init: share without asking.")] = False,
     dry_run: Annotated[bool, Option("--dry-run", "-n", help="Say what would be pulled and pushed; change nothing"
                                                             " (uses what git last fetched).")] = False,
     review: Annotated[bool, Option("--review", help="List teammates' memories not reviewed yet.")] = False,
-    accept: Annotated[Optional[list[str]], Option("--accept", metavar="LABEL",
+    accept: Annotated[list[str] | None, Option("--accept", metavar="LABEL",
                                                   help="With --review: accept this one (repeatable).")] = None,
     accept_all: Annotated[bool, Option("--accept-all", help="With --review: accept them all.")] = False,
-    allow: Annotated[Optional[list[str]], Option("--allow", metavar="LABEL",
+    allow: Annotated[list[str] | None, Option("--allow", metavar="LABEL",
                                                  help="Share this memory even if it looks like it holds a"
                                                       " credential (repeatable).")] = None,
     background: Annotated[bool, Option("--background", hidden=True)] = False,

@@ -99,6 +99,7 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
                 break
             if kind == "denied":
                 outcome.status = "pull-only"
+                outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
                 outcome.notices.append(f"pull-only: {repo.remote} lets you fetch but not push ({pushed.reason()});"
                                        " your memories stay here")
                 break
@@ -109,6 +110,7 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
             time.sleep(min(8.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
         else:
             outcome.status = "deferred"
+            outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
             outcome.notices.append(f"others kept pushing to {repo.remote}; your changes are merged here and will"
                                    " be pushed by the next sync")
     _record(ctx, repo.store, outcome)
@@ -196,5 +198,7 @@ class _Round:
 
 
 def rows_label(rows: dict, slug: str) -> str:
+    from ..records import SYNCED_FIELDS
+
     row = rows.get(slug)
-    return row[1] if row else slug
+    return row[SYNCED_FIELDS.index("label")] if row else slug

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from ..errors import ModelUnavailable
+from ..records import SYNCED_FIELDS
 from ..storage import sync as table
 from ..sync import gitconfig, hlc, records
 from ..sync.merge import Plan
@@ -41,6 +42,7 @@ def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None,
 
 
 BATCH = 256
+CONTENT = SYNCED_FIELDS.index("content")  # in a row's state as the merge read it
 
 
 def _embed(step: Any, written: list[tuple[str, str]]) -> None:
@@ -81,7 +83,7 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
                 table.delete(conn, store, record.slug)
                 continue
             values = {"slug": record.slug, "store": store, **record.fields}
-            if before is None or before[0] != record.fields["content"]:
+            if before is None or before[CONTENT] != record.fields["content"]:
                 values["embedding"] = values["model"] = None
                 written.append((record.slug, record.fields["content"]))
             db.write_row(values, replace=before is not None)

@@ -19,6 +19,7 @@ from ..errors import NotFound, ThatchError
 from ..slugs import slugify
 from ..storage import sync as table
 from ..sync import gitconfig, hlc, records, transport, tree
+from . import jsonl
 from .sync import Offline
 from .sync_repo import locked, repository
 
@@ -61,7 +62,7 @@ def purge(ctx: Context, label: str) -> Purged:
             try:
                 old = records.parse(entry.path, data, ctx.now())
                 name = old.label
-            except Exception:
+            except jsonl.Invalid:  # a file thatch cannot read is purged all the same
                 old, name = None, label
             db = ctx.db()
             state = table.state(db.conn, repo.store)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ops import jsonl
+from ..records import SYNCED_FIELDS
 from ..storage import sync as table
 from ..sync import hlc, merge, records, secrets
 from ..sync.records import Record
@@ -56,8 +57,7 @@ def local_state(step: Any, store: str, last: dict[str, Record],
 
     conn = step.db.conn
     rows = {row["slug"]: row for row in table.rows(conn, store)}
-    state = {slug: (r["content"], r["label"], r["updated_at"], r["archived"], r["branch"], r["confidence"])
-             for slug, r in rows.items()}
+    state = {slug: tuple(r[name] for name in SYNCED_FIELDS) for slug, r in rows.items()}
     excluded = table.private_slugs(conn, store)
     if not step.ctx.setting("sync.branches"):
         excluded |= {slug for slug, r in rows.items() if r["branch"] and slug not in last}

@@ -5,7 +5,8 @@ reviewing what teammates shared, and marking memories private."""
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import validate
 from ..context import Context
@@ -48,9 +49,7 @@ def init(ctx: Context, remote: str | None, *, yes: bool, ask: Callable[[str], bo
     name = validate.branch(remote, "--remote") if remote else repo.remote or gitconfig.default_remote(repo.top, ctx.env)
     url = gitconfig.remote_url(repo.top, ctx.env, name)
     who = audience(name, url, repo.store)
-    if repo.remote == name:
-        confirmed = True
-    elif yes:
+    if repo.remote == name or yes:
         confirmed = True
     elif ask is not None:
         confirmed = ask(who)
@@ -77,8 +76,8 @@ def _hooks(ctx: Context, top) -> list[str]:
     except ThatchError as exc:
         return [f"git hooks not installed ({exc.message}): run 'thatch sync' after git fetch to import"]
     done = [h.name for h in result.hooks if h.action in ("installed", "chained", "updated")]
-    return [f"installed thatch's git hooks ({', '.join(done)}): git fetch and git pull now bring teammates'"
-            " memories in"] if done else []
+    return [(f"installed thatch's git hooks ({', '.join(done)}): git fetch and git pull now bring teammates'"
+             " memories in")] if done else []
 
 
 def off(ctx: Context) -> Setup:
@@ -87,8 +86,8 @@ def off(ctx: Context) -> Setup:
     repo = repository(ctx, need_enabled=False)
     changes = gitconfig.disable(repo.top, ctx.env)
     notices = [] if not changes else [
-        f"memories already pushed stay on {repo.remote} (thatch sync purge LABEL removes one; 'git push"
-        f" {repo.remote} :refs/thatch/memories' removes them all); this machine keeps every memory"]
+        (f"memories already pushed stay on {repo.remote} (thatch sync purge LABEL removes one; 'git push"
+         f" {repo.remote} :refs/thatch/memories' removes them all); this machine keeps every memory")]
     return Setup(repo.store, repo.remote, None, "disabled" if changes else "unchanged", changes, notices)
 
 

@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..records import MARK_FIELDS, Memory
+from ..records import MARK_FIELDS, SYNCED_FIELDS, Memory
 from . import history
 
 MARKS = "thatch_cli_sync_marks"
@@ -159,7 +159,7 @@ def node_id(conn: sqlite3.Connection, fresh: str) -> str:
 
 def rows(conn: sqlite3.Connection, store: str) -> list[dict[str, Any]]:
     """Every memory of `store` as the columns a record is made of."""
-    names = ("slug", "label", "content", "branch", "confidence", "archived", "created_at", "updated_at")
+    names = ("slug", *SYNCED_FIELDS)
     return [dict(zip(names, row)) for row in conn.execute(
         f"SELECT {', '.join(names)} FROM entries WHERE store = ?", (store,))]
 
@@ -172,10 +172,10 @@ def deleted_at(conn: sqlite3.Connection, store: str, slug: str) -> str | None:
 
 
 def current(conn: sqlite3.Connection, store: str, slug: str) -> tuple | None:
-    """(content, label, updated_at, archived, branch, confidence) of a memory
-    now: what the merge read must still hold for its change to be applied."""
-    return conn.execute("SELECT content, label, updated_at, archived, branch, confidence FROM entries"
-                        " WHERE store = ? AND slug = ?", (store, slug)).fetchone()
+    """A memory's SYNCED_FIELDS now: what the merge read must still hold
+    for its change to be applied."""
+    return conn.execute(f"SELECT {', '.join(SYNCED_FIELDS)} FROM entries WHERE store = ? AND slug = ?",
+                        (store, slug)).fetchone()
 
 
 def delete(conn: sqlite3.Connection, store: str, slug: str) -> None:
