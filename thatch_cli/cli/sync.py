@@ -166,7 +166,9 @@ def _report(out: Output, outcome) -> None:
     for skipped in outcome.skipped[:20]:
         out.notice(f"skipped {skipped['path']} from the remote: {skipped['reason']}")
     if outcome.unreviewed:
-        out.notice(f"{outcome.unreviewed} memories from teammates await review: thatch sync --review")
+        many = outcome.unreviewed != 1
+        out.notice(f"{outcome.unreviewed} {'memories' if many else 'memory'} from teammates"
+                   f" {'await' if many else 'awaits'} review: thatch sync --review")
     out.line(_summary(outcome))
 
 

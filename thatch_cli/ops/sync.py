@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..context import Context
-from ..errors import InvalidInput, ThatchError, Unavailable
+from ..errors import InvalidInput, Unavailable
 from ..storage import sync as table
 from ..sync import hlc, merge, transport, tree
 from .sync_repo import Repository, locked, repository
@@ -75,44 +75,69 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
     timeout = float(ctx.setting("sync.timeout"))
     if push is None:
         push = fetch or bool(ctx.setting("sync.auto_push"))
+    from .sync_read import load_cache, save_cache
+
+    shared = _Shared(allowed, timeout, load_cache(repo.common_dir))
     with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
-        for round_ in range(MAX_ROUNDS):
-            outcome.rounds = round_ + 1
-            if fetch or round_:
-                fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout)
-                if not fetched.ok:
-                    return _offline(outcome, repo, fetched, background)
-            remote_tip = git.ref(tree.tracking_ref(repo.remote))
-            outcome.held, outcome.skipped, outcome.conflicts = [], [], []
-            step = _Round(ctx, git, repo, remote_tip, allowed, outcome)
-            new_tip = step.run(dry_run)
-            outcome.commit = new_tip
-            if dry_run or not push or new_tip is None or new_tip == remote_tip:
-                outcome.status = _settled(outcome, dry_run)
-                break
-            pushed = transport.push(repo.top, ctx.env, repo.remote, new_tip, remote_tip, timeout)
-            kind = transport.classify(pushed)
-            if kind == "ok":
-                git.set_ref(tree.tracking_ref(repo.remote), remote_tip, new_tip)
-                outcome.pushed = step.pushed
-                outcome.status = "synced"
-                break
-            if kind == "denied":
-                outcome.status = "pull-only"
-                outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
-                outcome.notices.append(f"pull-only: {repo.remote} lets you fetch but not push ({pushed.reason()});"
-                                       " your memories stay here")
-                break
-            if kind == "offline":
-                return _offline(outcome, repo, pushed, background)
-            if kind != "lease":
-                raise ThatchError(f"git push to {repo.remote} failed: {pushed.reason()}")
-            time.sleep(min(8.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
-        else:
-            outcome.status = "deferred"
+        try:
+            return _rounds(ctx, git, repo, outcome, shared, fetch=fetch, push=push, background=background,
+                           dry_run=dry_run)
+        finally:
+            save_cache(repo.common_dir, shared.cache, shared.seen)
+
+
+class _Shared:
+    """What every round of one sync uses: the labels allowed past the
+    credential check, the git timeout, and the cache of files already read
+    (with the blobs this sync saw, which the cache keeps)."""
+
+    __slots__ = ("allowed", "cache", "seen", "timeout")
+
+    def __init__(self, allowed: set[str], timeout: float, cache: dict) -> None:
+        self.allowed, self.timeout, self.cache, self.seen = allowed, timeout, cache, set()
+
+
+def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, shared: _Shared, *, fetch: bool,
+            push: bool, background: bool, dry_run: bool) -> Outcome:
+    timeout = shared.timeout
+    for round_ in range(MAX_ROUNDS):
+        outcome.rounds = round_ + 1
+        if fetch or round_:
+            fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout)
+            if not fetched.ok:
+                return _offline(ctx, outcome, repo, fetched, background)
+        remote_tip = git.ref(tree.tracking_ref(repo.remote))
+        outcome.held, outcome.skipped = [], []
+        step = _Round(ctx, git, repo, remote_tip, outcome, shared)
+        new_tip = step.run(dry_run)
+        outcome.commit = new_tip
+        if dry_run or not push or new_tip is None or new_tip == remote_tip:
+            outcome.status = _settled(outcome, dry_run)
+            break
+        pushed = transport.push(repo.top, ctx.env, repo.remote, new_tip, remote_tip, timeout)
+        kind = transport.classify(pushed)
+        if kind == "ok":
+            git.set_ref(tree.tracking_ref(repo.remote), remote_tip, new_tip)
+            outcome.pushed = step.pushed
+            outcome.status = "synced"
+            break
+        if kind == "denied":
+            outcome.status = "pull-only"
             outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
-            outcome.notices.append(f"others kept pushing to {repo.remote}; your changes are merged here and will"
-                                   " be pushed by the next sync")
+            outcome.notices.append(f"pull-only: {repo.remote} lets you fetch but not push ({pushed.reason()});"
+                                   " your memories stay here")
+            break
+        if kind == "offline":
+            return _offline(ctx, outcome, repo, pushed, background)
+        if kind != "lease":
+            raise Unavailable(f"git push to {repo.remote} was refused ({pushed.reason()}); your memories are"
+                              " merged here and wait for the next sync", remote=repo.remote)
+        time.sleep(min(8.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
+    else:
+        outcome.status = "deferred"
+        outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
+        outcome.notices.append(f"others kept pushing to {repo.remote}; your changes are merged here and will"
+                               " be pushed by the next sync")
     _record(ctx, repo.store, outcome)
     return outcome
 
@@ -123,13 +148,15 @@ def _settled(outcome: Outcome, dry_run: bool) -> str:
     return "pulled" if any(outcome.pulled.values()) else "up to date"
 
 
-def _offline(outcome: Outcome, repo: Repository, result: transport.GitResult, background: bool) -> Outcome:
+def _offline(ctx: Context, outcome: Outcome, repo: Repository, result: transport.GitResult,
+             background: bool) -> Outcome:
     message = (f"offline: cannot reach {repo.remote} ({result.reason()}); your memories are kept here and"
                " sync next time")
     if not background:
         raise Offline(message, retryable=True, remote=repo.remote)
     outcome.status = "offline"
     outcome.notices.append(message)
+    _record(ctx, repo.store, outcome)
     return outcome
 
 
@@ -155,10 +182,10 @@ def _slug(label: str) -> str:
 class _Round:
     """One fetch-merge-commit round (before its push)."""
 
-    def __init__(self, ctx: Context, git: tree.Git, repo: Repository, remote_tip: str | None, allowed: set[str],
-                 outcome: Outcome) -> None:
+    def __init__(self, ctx: Context, git: tree.Git, repo: Repository, remote_tip: str | None, outcome: Outcome,
+                 shared: _Shared) -> None:
         self.ctx, self.git, self.repo, self.remote_tip = ctx, git, repo, remote_tip
-        self.allowed, self.outcome = allowed, outcome
+        self.outcome, self.allowed, self.cache, self.seen = outcome, shared.allowed, shared.cache, shared.seen
         self.db = ctx.db()
         self.pushed = {"created": 0, "updated": 0, "deleted": 0}
         self._parsed: dict[str, Any] = {}
@@ -180,8 +207,9 @@ class _Round:
         clock = hlc.Clock(node, hlc.parse(state.get("hlc")))
         rows, excluded, local = local_state(self, store, last, clock)
         plan = merge.merge(local, base, remote, rows, excluded, clock)
-        self.outcome.pulled = plan.pulled()
-        self.outcome.conflicts = [c.to_json() for c in plan.conflicts]
+        for kind, count in plan.pulled().items():  # a round after a lost lease adds to the earlier rounds'
+            self.outcome.pulled[kind] += count
+        self.outcome.conflicts += [c.to_json() for c in plan.conflicts]
         self.outcome.held += [{"slug": s, "label": rows_label(rows, s), "reason": "private or branch-scoped here;"
                                " the remote's change was not taken", "rules": []} for s in plan.held]
         for slug, record in plan.tree.items():

@@ -25,8 +25,16 @@ def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None,
     """The merged tree as a commit on the remote's tip (and, when the last
     synced commit is not in the remote's history any more, on that too),
     set as the local refs/thatch/memories."""
+    import hashlib
+
     git = step.git
-    blobs: dict[str, bytes | None] = {records.path_of(slug): rec.encode() for slug, rec in plan.tree.items()}
+    blobs: dict[str, bytes | None] = {}
+    for slug, rec in plan.tree.items():
+        data = blobs[records.path_of(slug)] = rec.encode()
+        # Known from now on (sync_read's cache): the next sync need not read it back.
+        sha = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        step.cache[sha] = [slug, rec.label, rec.digest, rec.author, str(rec.stamp)]
+        step.seen.add(sha)
     if records.FORMAT_PATH not in snap_remote.others:
         blobs[records.FORMAT_PATH] = (json.dumps(records.FORMAT, indent=2) + "\n").encode()
     parents = [remote_tip] if remote_tip else []

@@ -5,6 +5,7 @@ what stays here (private, branch-scoped, suspected credentials) set apart."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..ops import jsonl
@@ -15,20 +16,56 @@ from ..sync.records import Record
 from ..sync.tree import Snapshot
 from ..textsafe import one_line
 
+CACHE_FILE = "thatch-sync-cache.json"
+CACHE_VERSION = 1
+
+
+def load_cache(common_dir: Path) -> dict[str, list]:
+    """blob id -> [slug, label, digest, author, stamp] of every memory file
+    this repository read and found valid before: a blob's id is its
+    content, so what was checked once need not be read again. Derived data,
+    rebuilt from git when missing or damaged."""
+    from ..files import read_json_object
+
+    data = read_json_object(common_dir / CACHE_FILE)
+    found = data.get("records") if data.get("version") == CACHE_VERSION else None
+    return found if isinstance(found, dict) else {}
+
+
+def save_cache(common_dir: Path, cache: dict[str, list], keep: set[str]) -> None:
+    """Keep the entries of the blobs in the commits just read."""
+    from ..files import write_json_cache
+
+    write_json_cache(common_dir / CACHE_FILE, {"version": CACHE_VERSION,
+                                               "records": {sha: cache[sha] for sha in keep if sha in cache}})
+
+
+def _full(step: Any, entry: Any) -> Record:
+    """The record in a file known to be valid (its fields, when first needed)."""
+    data = step.git.blobs([entry.sha]).get(entry.sha, b"")
+    return records.parse(entry.path, data, step.ctx.now())
+
 
 def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Record]:
     """slug -> record of every memory file of `snapshot` that passes the
     checks; failures go to the outcome's `skipped` unless `trusted` (a
-    commit this database merged before)."""
-    cache: dict[str, Record | str] = step._parsed
+    commit this database merged before). Files known from an earlier read
+    (the cache) are not read again."""
+    memo: dict[str, Record | str] = step._parsed
+    cache: dict[str, list] = step.cache
     wanted = [e.sha for e in snapshot.memories.values()
-              if e.sha not in cache and e.size <= records.MAX_RECORD_BYTES]
+              if e.sha not in memo and e.sha not in cache and e.size <= records.MAX_RECORD_BYTES]
     data = step.git.blobs(wanted)
     now = step.ctx.now()
     found: dict[str, Record] = {}
     for slug, entry in snapshot.memories.items():
-        got = cache.get(entry.sha)
-        if got is None:
+        step.seen.add(entry.sha)
+        got = memo.get(entry.sha)
+        known = cache.get(entry.sha) if got is None else None
+        if known is not None and known[0] == slug and hlc.parse(known[4]) is not None:
+            got = Record(slug, known[1], None, known[3], hlc.parse(known[4]), digest=known[2],
+                         load=lambda entry=entry: _full(step, entry))
+        elif got is None:
             if entry.size > records.MAX_RECORD_BYTES:
                 got = f"{entry.size} bytes; the limit is {records.MAX_RECORD_BYTES}"
             elif entry.sha not in data:
@@ -36,9 +73,10 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
             else:
                 try:
                     got = records.parse(entry.path, data[entry.sha], now)
+                    cache[entry.sha] = [slug, got.label, got.digest, got.author, str(got.stamp)]
                 except jsonl.Invalid as exc:
                     got = str(exc)
-            cache[entry.sha] = got
+        memo[entry.sha] = got
         if isinstance(got, Record):
             found[slug] = got
         elif not trusted:

@@ -115,7 +115,7 @@ def merge(local: Mapping[str, Record], base: Mapping[str, Record], remote: Mappi
             chosen = mine
         if chosen is theirs and theirs is not None and not theirs.same(mine) and not (theirs.deleted and mine is None):
             plan.apply.append((theirs, rows.get(slug)))
-        if chosen is not None and chosen is not theirs and (theirs is None or chosen.encode() != theirs.encode()):
+        if chosen is not None and chosen is not theirs and not chosen.identical(theirs):
             plan.tree[slug] = chosen
     for record in remote.values():
         clock.see(record.stamp)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import validate
@@ -48,28 +48,56 @@ def slug_of(path: str) -> str | None:
     return slug if slug and path_of(slug) == path else None
 
 
+def digest_of(fields: Mapping[str, Any] | None) -> str:
+    """What tells two versions of a memory apart: a hash of its synced
+    fields ("deleted" for a tombstone)."""
+    if fields is None:
+        return "deleted"
+    text = json.dumps([fields.get(name) for name in SYNCED_FIELDS], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+_UNREAD = object()
+
+
 class Record:
     """A memory's state as synced: its fields (None for a tombstone), who
-    wrote it and when (stamp)."""
+    wrote it and when (stamp). A record known from an earlier read (the
+    cache of sync_read) holds only its digest until its fields are asked
+    for, when `load` reads them."""
 
-    __slots__ = ("author", "fields", "label", "slug", "stamp")
+    __slots__ = ("_digest", "_fields", "_load", "author", "label", "slug", "stamp")
 
     def __init__(self, slug: str, label: str, fields: dict[str, Any] | None, author: str | None,
-                 stamp: hlc.Stamp) -> None:
-        self.slug, self.label, self.fields, self.author, self.stamp = slug, label, fields, author, stamp
+                 stamp: hlc.Stamp, *, digest: str | None = None, load: Callable[[], Record] | None = None) -> None:
+        self.slug, self.label, self.author, self.stamp = slug, label, author, stamp
+        self._fields: Any = _UNREAD if load is not None else fields
+        self._digest, self._load = digest, load
+
+    @property
+    def fields(self) -> dict[str, Any] | None:
+        if self._fields is _UNREAD:
+            self._fields = self._load().fields
+        return self._fields
+
+    @property
+    def digest(self) -> str:
+        if self._digest is None:
+            self._digest = digest_of(self.fields)
+        return self._digest
 
     @property
     def deleted(self) -> bool:
-        return self.fields is None
+        return self.digest == "deleted"
 
     def same(self, other: Record | None) -> bool:
         """Whether both hold the same memory (or both are tombstones),
         whoever wrote them and whenever."""
-        if other is None:
-            return False
-        if self.deleted or other.deleted:
-            return self.deleted and other.deleted
-        return all(self.fields.get(name) == other.fields.get(name) for name in SYNCED_FIELDS)
+        return other is not None and self.digest == other.digest
+
+    def identical(self, other: Record | None) -> bool:
+        """Whether both are the same file: the same memory, author and stamp."""
+        return self.same(other) and self.author == other.author and self.stamp == other.stamp
 
     def to_json(self) -> dict[str, Any]:
         if self.fields is None:
@@ -91,10 +119,16 @@ class Record:
 
 def from_row(row: Mapping[str, Any], author: str | None, stamp: hlc.Stamp) -> Record:
     """The record of an `entries` row (storage/sync.rows)."""
-    fields = {name: row[name] for name in SYNCED_FIELDS}
+    return Record(row["slug"], row["label"], normal(row), author, stamp)
+
+
+def normal(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The synced fields of a row or a file, in one form (no branch is None,
+    archived is 0 or 1), so equal memories have equal digests."""
+    fields = {name: values.get(name) for name in SYNCED_FIELDS}
     fields["branch"] = fields["branch"] or None
     fields["archived"] = int(bool(fields["archived"]))
-    return Record(row["slug"], row["label"], fields, author, stamp)
+    return fields
 
 
 def tombstone(slug: str, label: str, author: str | None, stamp: hlc.Stamp) -> Record:
@@ -140,8 +174,7 @@ def parse(path: str, data: bytes, now: str) -> Record:
         record = tombstone(slugify(label), label, author, stamp)
     else:
         values = jsonl.memory({k: v for k, v in raw.items() if k in ("slug", *SYNCED_FIELDS)}, "-", now, {})
-        fields = {name: values[name] for name in SYNCED_FIELDS}
-        record = Record(values["slug"], values["label"], fields, author, stamp)
+        record = Record(values["slug"], values["label"], normal(values), author, stamp)
     given = raw.get("slug")
     if record.slug != slug or (given is not None and given != slug):
         raise jsonl.Invalid(f"the file is named for slug {slug!r}, but its label {record.label!r} gives"

@@ -63,6 +63,7 @@ class Git:
     def __init__(self, top: Path, env: Mapping[str, str]) -> None:
         self.top, self.env = top, dict(env)
         self._repo = None
+        self._snapshots: dict[str, Snapshot] = {}
 
     @property
     def repo(self):
@@ -120,6 +121,11 @@ class Git:
     def snapshot(self, commit: str | None) -> Snapshot:
         if not commit:
             return Snapshot.empty()
+        if commit not in self._snapshots:
+            self._snapshots[commit] = self._read_snapshot(commit)
+        return self._snapshots[commit]
+
+    def _read_snapshot(self, commit: str) -> Snapshot:
         listing = self.run("ls-tree", "-r", "-l", "-z", "--full-tree", commit)
         memories: dict[str, Entry] = {}
         others: dict[str, Entry] = {}
