@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from thatch_cli import fields
-from thatch_cli.records import Memory
+from thatch_cli.records import SYNCED_FIELDS, Memory
 from thatch_cli.storage import history
 from thatch_cli.storage.memories import MemoryDB
 
@@ -28,7 +28,7 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
 def test_a_memory_is_its_fields():
     memory = Memory(store="s", slug="a", label="A", content="# A\n\nbody", embedding=b"\0" * 8)
     assert set(Memory.__slots__) == set(fields.NAMES)
-    assert list(memory.columns()) == [f.column for f in fields.FIELDS]
+    assert list(memory.columns()) == [f.column for f in fields.ENTRIES]
     assert list(memory.brief()) == [f.json for f in fields.BRIEF]
     assert set(memory.public()) == {f.json for f in fields.JSON} | set(fields.DERIVED_JSON)
     assert memory.public()["content"] == "body" and "embedding" not in memory.public()
@@ -37,7 +37,8 @@ def test_a_memory_is_its_fields():
 
 def test_storage_reads_rows_by_name_and_the_tables_follow_the_fields(tmp_path):
     db = MemoryDB.open(tmp_path / "t.db")
-    assert _columns(db.conn, "entries") == [f.column for f in fields.FIELDS]
+    assert _columns(db.conn, "entries") == [f.column for f in fields.ENTRIES]
+    assert _columns(db.conn, "thatch_cli_sync_marks")[2:] == [f.column for f in fields.MARKS]
     assert _columns(db.conn, "thatch_cli_history")[6:] == [f.column for f in fields.HISTORY]
     saved = Memory(store="s", slug="a", label="A", content="# A\n\nx", branch="b", confidence=3, archived=True,
                    created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z")
@@ -46,7 +47,7 @@ def test_storage_reads_rows_by_name_and_the_tables_follow_the_fields(tmp_path):
     # The same row read from a file whose columns come in another order.
     other = tmp_path / "shuffled.db"
     conn = sqlite3.connect(other)
-    names = list(reversed(fields.NAMES))
+    names = [f.column for f in reversed(fields.ENTRIES)]
     conn.execute(f"CREATE TABLE entries ({', '.join(names)})")
     conn.execute(f"INSERT INTO entries VALUES ({','.join('?' * len(names))})",
                  [db.conn.execute(f"SELECT {n} FROM entries").fetchone()[0] for n in names])
@@ -103,10 +104,13 @@ def test_no_other_module_spells_out_the_fields():
     assert found == []
 
 
-def test_telemetry_and_vectors_are_not_synced():
-    assert {f.name for f in fields.FIELDS if not f.synced} == {"embedding", "model", "recall_count",
-                                                               "last_recalled_at"}
+def test_telemetry_vectors_and_personal_marks_are_not_synced():
+    assert {f.name for f in fields.FIELDS if not f.synced} == {
+        "slug", "store", "embedding", "model", "recall_count", "last_recalled_at", "pinned",
+        "author", "private", "unreviewed"}
     assert fields.SYNCED == tuple(f for f in fields.FIELDS if f.synced)
+    # The order is part of a record's content hash: changing it would re-send every memory.
+    assert SYNCED_FIELDS == ("label", "content", "branch", "confidence", "archived", "created_at", "updated_at")
 
 
 # -- adding a field -----------------------------------------------------------------------

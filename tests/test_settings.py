@@ -110,7 +110,8 @@ def test_the_file_is_read_once_per_change(isolated_env):
 def test_docs_list_every_setting():
     text = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
     for entry in SETTINGS.values():
-        row = f"| `{entry.key}` | `{entry.env}` | `{entry.show(entry.default)}` |"
+        default = f"`{entry.show(entry.default)}`" if entry.show(entry.default) else "(none)"
+        row = f"| `{entry.key}` | `{entry.env}` | {default} |"
         assert row in text, row
 
 

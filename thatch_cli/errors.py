@@ -14,6 +14,7 @@ EXIT_NOT_FOUND = 3
 EXIT_CONFLICT = 4
 EXIT_ATTENTION = 5
 EXIT_DATABASE = 6
+EXIT_RETRY = 7
 
 
 class ThatchError(Exception):
@@ -56,6 +57,14 @@ class Conflict(ThatchError):
 class DatabaseError(ThatchError):
     exit_code = EXIT_DATABASE
     code = "database"
+
+
+class Unavailable(ThatchError):
+    """Nothing is wrong, but it cannot be done now (a remote out of reach,
+    another sync running): nothing was lost; try again later."""
+
+    exit_code = EXIT_RETRY
+    code = "unavailable"
 
 
 class ModelUnavailable(ThatchError):

@@ -41,20 +41,23 @@ class Field:
                exactly as it does; the others are thatch_cli's additions)
     complete   the `thatch _complete` kind that offers its values (None: not completed)
     check      the validate.py check an imported value passes (None: only its kind's)
+    table      where it is stored: "entries" (a column), or "marks" (thatch sync's
+               per-memory marks, kept beside entries in storage/sync.py, so they
+               outlive a forget and writes by the original thatch reset them)
     """
 
     __slots__ = ("name", "sql", "kind", "default", "json", "brief", "history", "versioned", "overwrite",
-                 "exported", "synced", "original", "complete", "check")
+                 "exported", "synced", "original", "complete", "check", "table")
 
     def __init__(self, name: str, sql: str, kind: str, default: object = None, *, json: str | None = "",
                  brief: bool = False, history: bool = True, versioned: bool = False, overwrite: str | None = None,
                  exported: bool | str = True, synced: bool = True, original: bool = True,
-                 complete: str | None = None, check: str | None = None) -> None:
+                 complete: str | None = None, check: str | None = None, table: str = "entries") -> None:
         self.name, self.sql, self.kind, self.default = name, sql, kind, default
         self.json = name if json == "" else json
         self.brief, self.history, self.versioned, self.overwrite = brief, history, versioned, overwrite
         self.exported, self.synced, self.original = exported, synced, original
-        self.complete, self.check = complete, check
+        self.complete, self.check, self.table = complete, check, table
 
     @property
     def column(self) -> str:
@@ -80,9 +83,10 @@ class Field:
 
 # In the original thatch's column order, then thatch_cli's additions.
 FIELDS: tuple[Field, ...] = (
-    Field("slug", "TEXT NOT NULL", "text", "", brief=True, versioned=True),
+    # The slug travels as its record's file name; each clone detects its own store.
+    Field("slug", "TEXT NOT NULL", "text", "", brief=True, versioned=True, synced=False),
     Field("store", "TEXT NOT NULL REFERENCES stores(name)", "text", "", brief=True, versioned=True,
-          complete="stores", check="store"),
+          synced=False, complete="stores", check="store"),
     Field("label", "TEXT NOT NULL", "text", "", brief=True, versioned=True, complete="labels", check="label"),
     Field("content", "TEXT NOT NULL", "text", "", versioned=True),  # "# {label}\n\n{body}"; JSON shows the body
     Field("embedding", "BLOB", "blob", json=None, exported="vectors", synced=False),
@@ -96,12 +100,23 @@ FIELDS: tuple[Field, ...] = (
     Field("recall_count", "INTEGER NOT NULL DEFAULT 0", "count", 0, brief=True, overwrite="keep", synced=False),
     Field("last_recalled_at", "TEXT", "time", overwrite="keep", synced=False),
     # thatch_cli's: listed first, always in the agents' session-start reminder.
+    # A pin is one person's choice of what their agents always see, so it is not shared.
     Field("pinned", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, versioned=True, overwrite="given",
-          original=False),
+          synced=False, original=False),
+    # thatch sync's marks: who wrote the current version when it came from a
+    # teammate (None: written here), never shared, not yet reviewed here.
+    Field("author", "TEXT", "line", brief=True, history=False, exported=False, synced=False, original=False,
+          table="marks"),
+    Field("private", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, history=False, exported=False,
+          synced=False, original=False, table="marks"),
+    Field("unreviewed", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, history=False, exported=False,
+          synced=False, original=False, table="marks"),
 )
 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
+ENTRIES = tuple(f for f in FIELDS if f.table == "entries")
+MARKS = tuple(f for f in FIELDS if f.table == "marks")
 ORIGINAL = tuple(f for f in FIELDS if f.original)
 HISTORY = tuple(f for f in FIELDS if f.history)
 VERSIONED = tuple(f for f in FIELDS if f.versioned)

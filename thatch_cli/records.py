@@ -9,7 +9,13 @@ when the module is imported, on every light command.
 
 from __future__ import annotations
 
-from .fields import BRIEF, BY_NAME, FIELDS, JSON, NAMES
+from .fields import BRIEF, BY_NAME, ENTRIES, FIELDS, JSON, MARKS, NAMES, SYNCED
+
+# What thatch sync carries of a memory (beside its slug, the record's file
+# name, and the sync's own `author` and `hlc`), and the marks it keeps beside
+# `entries` (storage/sync.py): both read off fields.py.
+SYNCED_FIELDS = tuple(f.name for f in SYNCED)
+MARK_FIELDS = tuple(f.name for f in MARKS)
 
 
 class Memory:
@@ -59,7 +65,7 @@ class Memory:
 
     def columns(self) -> dict:
         """The row of `entries` this memory is (column name -> stored value)."""
-        return {f.column: f.store(getattr(self, f.name)) for f in FIELDS}
+        return {f.column: f.store(getattr(self, f.name)) for f in ENTRIES}
 
     def brief(self) -> dict:
         """The short JSON shape (`list`, hygiene, verdicts)."""

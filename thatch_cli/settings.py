@@ -48,6 +48,9 @@ NUDGE_THRESHOLD = 0.55
 MCP_MAX_CHARS = 20_000
 MCP_MIN_CHARS = 1_000
 
+# How long one git fetch or push of thatch sync may take.
+SYNC_TIMEOUT = 60.0
+
 _TRUE = ("1", "true", "on", "yes")
 _FALSE = ("0", "false", "off", "no")
 
@@ -148,6 +151,19 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             "Cosine a memory needs for the agent hook flush-tools to list it to an agent (the recall nudge).", above=0, high=1),
     Setting("mcp.max_chars", "int", MCP_MAX_CHARS, "THATCH_MCP_MAX_CHARS",
             "Most characters of one thatch mcp tool result (--max-chars wins).", low=MCP_MIN_CHARS),
+    Setting("sync.timeout", "float", SYNC_TIMEOUT, "THATCH_SYNC_TIMEOUT",
+            "Seconds one git fetch or push of thatch sync may take before it is killed (with its ssh).",
+            above=0, high=3600),
+    Setting("sync.auto_push", "bool", False, "THATCH_SYNC_AUTO_PUSH",
+            "After a plain git fetch brings teammates' memories, push this repository's new ones too"
+            " (otherwise thatch sync pushes)."),
+    Setting("sync.branches", "bool", False, "THATCH_SYNC_BRANCHES",
+            "Share branch-scoped memories too (by default they stay on this machine)."),
+    Setting("sync.review", "bool", True, "THATCH_SYNC_REVIEW",
+            "Show a teammate's memory to agents by label only until 'thatch sync --review' accepts it."),
+    Setting("sync.secret_rules", "str", "", "THATCH_SYNC_SECRET_RULES",
+            "A further gitleaks-format rules file (e.g. gitleaks' config/gitleaks.toml) for the credential"
+            " check before sharing."),
 )}
 
 

@@ -14,14 +14,19 @@ _PATTERNS: dict[str, re.Pattern[str]] = {}
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}"
+    return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}"
+
+
+# Bidirectional formatting characters: they reorder what a terminal shows
+# (a label can read one way and be another), so they are shown as escapes too.
+_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
 
 
 def _controls(keep: str) -> re.Pattern[str]:
     """A pattern matching every control character except those in `keep`."""
     pattern = _PATTERNS.get(keep)
     if pattern is None:
-        wanted = "".join(re.escape(chr(c)) for c in (*range(32), *range(127, 160)) if chr(c) not in keep)
+        wanted = "".join(re.escape(chr(c)) for c in (*range(32), *range(127, 160), *_BIDI) if chr(c) not in keep)
         pattern = _PATTERNS[keep] = re.compile(f"[{wanted}]")
     return pattern
 

@@ -89,6 +89,7 @@ def test_fixed_choices_are_exported_from_the_library_constants():
     from thatch_cli import validate
     from thatch_cli.integrations import hosts
     from thatch_cli.integrations import shell as shellinit
+    from thatch_cli.ops import sync_setup
 
     data = json.loads(spec.SPEC_PATH.read_text(encoding="utf-8"))
     choices = {(path, p["name"]): p["choices"] for path, command in data["commands"].items()
@@ -101,6 +102,7 @@ def test_fixed_choices_are_exported_from_the_library_constants():
         ("completion show", "shell"): list(shellinit.SHELLS),
         ("init", "shell"): list(shellinit.SHELLS),
         ("setup", "host"): list(hosts.HOSTS),
+        ("sync", "action"): list(sync_setup.ACTIONS),
     }
     recall_params = {p["name"]: p for p in data["commands"]["recall"]["params"]}
     assert recall_params["mode"]["type"] == "str" and recall_params["mode"]["default"] == "hybrid"

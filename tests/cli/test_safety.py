@@ -281,7 +281,7 @@ def test_the_first_upgrade_of_a_foreign_file_is_backed_up_first(cli, isolated_en
         subprocess.run([sys.executable, "-m", "thatch_cli", *hot], env=os.environ, capture_output=True, timeout=30)
         assert db.read_bytes() == original and list(db.parent.glob("*.bak")) == []
     assert cli("list", "global").stdout.split("\t")[0] == "a"
-    [made] = db.parent.glob("thatch.db.before-schema-4.*.bak")
+    [made] = db.parent.glob(f"thatch.db.before-schema-{schema.SCHEMA_VERSION}.*.bak")
     assert copies.verify(made) == {"dedup_pairs": 0, "entries": 1, "predictions": 1, "stores": 1}
     assert stat.S_IMODE(made.stat().st_mode) == 0o600
     assert cli("list", "global").exit_code == 0 and len(list(db.parent.glob("*.bak"))) == 1  # once

@@ -26,7 +26,7 @@ from .output import Output
 from .run import run
 
 # The modules that declare commands, in the order help lists their commands.
-MODULES = ("memories", "recall", "search", "edit", "tidy", "dedup", "branches", "transfer", "safety", "shell",
+MODULES = ("memories", "recall", "search", "edit", "tidy", "dedup", "branches", "transfer", "safety", "sync", "shell",
            "githooks", "daemon", "config", "agents", "help")
 
 # Words people type for a command under another name (other tools' verbs):
@@ -46,7 +46,7 @@ EPILOG = """Examples:
   thatch recall "how do I publish a new version?"
   thatch help recall
 
-Errors are one line on stderr, "thatch: error: MESSAGE", with exit 2 (invalid input or usage), 3 (not found), 4 (conflict), 5 (attention), 6 (database) or 1 (a bug); with --json, one compact JSON object on stdout instead: {"error": {"code", "message", "exit_code", ...}}."""
+Errors are one line on stderr, "thatch: error: MESSAGE", with exit 2 (invalid input or usage), 3 (not found), 4 (conflict), 5 (attention), 6 (database), 7 (try again later: offline) or 1 (a bug); with --json, one compact JSON object on stdout instead: {"error": {"code", "message", "exit_code", ...}}."""
 _SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 

@@ -43,6 +43,7 @@ def remember(
     archived: Annotated[Optional[bool], Option("--archived/--no-archived", show_default=False,
                                                help="Archive (or restore) it; required when updating an archived memory.")] = None,
     pin: Annotated[bool, Option("--pin", help="Pin it: listed first, always in an agent's session-start reminder.")] = False,
+    private: Annotated[bool, Option("--private", help="Keep it on this machine: thatch sync never shares it.")] = False,
     as_json: Json = False,
 ) -> None:
     """Save a memory. Saving the same label and text again changes nothing and says "unchanged".
@@ -61,7 +62,7 @@ def remember(
             heading, body = split_heading(text)
             _saved(out, save(ctx, body if heading else text, heading, store=store, branch=branch,
                              this_branch=this_branch, confidence=confidence, overwrite=overwrite, archived=archived,
-                             pin=pin))
+                             pin=pin, private=private))
         return
     if label is None:
         raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
@@ -69,7 +70,7 @@ def remember(
     if content == "-":
         content = ctx.read_stdin()
     _saved(out, save(ctx, content, label, store=store, branch=branch, this_branch=this_branch,
-                     confidence=confidence, overwrite=overwrite, archived=archived, pin=pin))
+                     confidence=confidence, overwrite=overwrite, archived=archived, pin=pin, private=private))
 
 
 def _saved(out: Output, outcome) -> None:
@@ -86,7 +87,7 @@ def _saved(out: Output, outcome) -> None:
     if outcome.notice:
         out.notice(outcome.notice)
     verb = "Replaced" if outcome.replaced else "Remembered"
-    flags = m.flags()
+    flags = ["private: never shared" if f == "private" else f for f in m.flags()]
     out.line(f"{verb} {m.label!r} in {where}" + (f" ({', '.join(flags)})" if flags else ""))
     if outcome.similar:
         count = len(outcome.similar)
@@ -181,7 +182,9 @@ def _facts(memory: Memory) -> list[str]:
         facts.append(f"branch {memory.branch}")
     if memory.confidence is not None:
         facts.append(f"confidence {memory.confidence}/10")
-    facts += memory.flags()
+    facts += [f for f in memory.flags() if f != "unreviewed"]
+    if memory.author:
+        facts.append(f"by {memory.author}" + (" (a teammate; not reviewed)" if memory.unreviewed else " (a teammate)"))
     facts.append(f"updated {memory.updated_at}")
     facts.append(f"recalled {memory.recall_count}×")
     return facts

@@ -120,7 +120,14 @@ def _block(r) -> str:
     from ..textsafe import one_line
 
     return "\t".join([f"{r.score:.3f}", *(one_line(f) for f in (r.memory.store, r.memory.label,
-                                                                r.memory.branch or "", snippet(r.memory)))]) + "\n"
+                                                                r.memory.branch or "", _by(r.memory) + snippet(r.memory)))]) + "\n"
+
+
+def _by(memory) -> str:
+    """Whose memory it is, when a teammate shared it (thatch sync)."""
+    if not memory.author:
+        return ""
+    return f"[by {memory.author}{', not reviewed' if memory.unreviewed else ''}] "
 
 
 def _weak_header(outcome) -> str:
@@ -178,7 +185,7 @@ def _tables(out: Output, results: list, weak: list, outcome) -> None:
 
     def rows(found, style: str = "bold"):
         return [(f"{r.score:.2f}", esc(r.memory.store), label_cell(r.memory, style),
-                 esc(r.memory.branch or ""), esc(snippet(r.memory, 80))) for r in found]
+                 esc(r.memory.branch or ""), esc(_by(r.memory) + snippet(r.memory, 80))) for r in found]
 
     columns = ("score", "store", "label", "branch", "snippet")
     if results:

@@ -94,8 +94,10 @@ EXIT_STATUS = {
     "EXIT_CONFLICT": "Conflict: a memory with that label exists (use --overwrite), or it is archived and "
                      "--archived/--no-archived was not given.",
     "EXIT_ATTENTION": "Attention needed: hygiene found near-duplicates, stale memories or memories of "
-                      "deleted branches.",
+                      "deleted branches; import skipped lines; sync held a memory back or skipped a remote file.",
     "EXIT_DATABASE": "Database error: the file cannot be opened, or was written by a newer thatch.",
+    "EXIT_RETRY": "Try again later: thatch sync cannot reach the remote now, or another sync of the repository is"
+                  " running; nothing was lost.",
 }
 
 

@@ -11,7 +11,13 @@
         fires twice), so each branch is confirmed gone first, renames are told
         apart, and a deletion is recorded once.
 
-Both always exit 0 and never raise: git has already done its work (or, for
+    _githook memories-fetched REMOTE...
+        From reference-transaction, when a fetch updated
+        refs/thatch/remotes/REMOTE/memories (thatch sync's fetch refspec):
+        starts `thatch sync --from-hook` detached and returns at once, so the
+        import (and its embedding) never holds git up.
+
+All always exit 0 and never raise: git has already done its work (or, for
 post-checkout, would report our failure as its own). Output goes to stdout;
 the hook scripts send it to the terminal's stderr. Stdlib only, for speed.
 """
@@ -166,6 +172,28 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
         conn.close()
 
 
+# -- teammates' memories fetched ----------------------------------------------------
+
+# What git exports to a hook about the repository it runs in; the import
+# must find the repository from its directory, as every thatch command does.
+_GIT_LOCAL_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR",
+                  "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH")
+
+
+def memories_fetched(env: Mapping[str, str], cwd: Path, remotes: Sequence[str]) -> None:
+    """Import what a fetch brought, in a process of its own (its own session,
+    no terminal, output discarded): the import embeds, which takes longer
+    than git should wait. thatch sync's lock keeps it from racing a sync."""
+    if not remotes:
+        return
+    import subprocess
+
+    child_env = {k: v for k, v in env.items() if k not in _GIT_LOCAL_ENV}
+    subprocess.Popen([sys.executable, "-m", "thatch_cli", "sync", "--from-hook"], cwd=cwd, env=child_env,
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True, close_fds=True)
+
+
 # -- entry point ----------------------------------------------------------------------
 
 
@@ -197,8 +225,10 @@ def main(argv: list[str]) -> int:
         elif what == "branch-deleted":
             branches, created, pid = _parse_deleted(args)
             branch_deleted(env, Path.cwd(), branches, created, pid)
+        elif what == "memories-fetched":
+            memories_fetched(env, Path.cwd(), [a for a in args if a])
         else:
-            sys.stderr.write("usage: thatch _githook post-checkout|branch-deleted ...\n")
+            sys.stderr.write("usage: thatch _githook post-checkout|branch-deleted|memories-fetched ...\n")
             return 2
     except Exception as exc:
         if env.get("THATCH_DEBUG"):

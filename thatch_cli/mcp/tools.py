@@ -27,6 +27,7 @@ from .render import (
     render_show,
     render_stores,
     render_verdict,
+    withhold,
 )
 from .results import Reply, cap
 
@@ -78,7 +79,8 @@ def _remember(ctx: Context, args: dict, state: Session) -> Reply:
 
     outcome = remember(ctx, args["content"], args["label"], store=args.get("store"), branch=args.get("branch"),
                        confidence=args.get("confidence"), overwrite=bool(args.get("overwrite")),
-                       archived=args.get("archived"), pin=bool(args.get("pin")))
+                       archived=args.get("archived"), pin=bool(args.get("pin")),
+                       private=bool(args.get("private")))
     data = outcome.to_json()
     drained = _drain_fetched(ctx, state)
     if drained:
@@ -94,7 +96,7 @@ def _recall(ctx: Context, args: dict, state: Session) -> Reply:
     outcome = recall(ctx, args["query"], store=args.get("store"), branch=args.get("branch"),
                      limit=args.get("limit", 10), include_archived=bool(args.get("includeArchived")),
                      mode=args.get("mode", "hybrid"))
-    data = outcome.to_json()
+    data = withhold(outcome.to_json())
     data["budget"] = None
     return Reply(data, render_recall, ("results",),
                  "ask for fewer results (`limit`), one `store`, or a more specific query")
@@ -237,6 +239,8 @@ TOOLS: list[Tool] = [
             "pin": {"type": "boolean",
                     "description": "Pin it: every session of this project starts with it (a handoff, a rule"
                                    " to always follow). Saving again without pin keeps a pin."},
+            "private": {"type": "boolean",
+                        "description": "Keep it on this machine: never shared with the team by thatch sync."},
         },
         _remember, required=("label", "content"), read_only=False,
         checks={**NAME_CHECKS, "content": validate.content, "confidence": validate.confidence},

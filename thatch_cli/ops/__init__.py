@@ -18,4 +18,10 @@ through validate.py, and returns a plain outcome with a `to_json()` shape.
     history    earlier versions of a memory, and restoring one
     backup     verified copies of the database, and restoring one
     config     reading and changing settings
+    sync       thatch sync: one round with the repository's git remote
+    sync_read  both sides of a sync: the records of a commit, and the store's rows
+    sync_apply writing what a merge decided: the next commit, and the rows
+    sync_setup opting in and out, status, review, private and shared memories
+    sync_purge taking one memory off the remote for good
+    sync_repo  which repository and store a sync works on, and its lock
 """

@@ -211,7 +211,7 @@ def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[
     if given is not None and given != slug:
         raise Invalid(f"slug {given!r} does not match its label {label!r} (which gives {slug!r})")
     values: dict[str, Any] = {"slug": slug, "store": store, "label": label, "content": content}
-    for field in fields.FIELDS:
+    for field in fields.ENTRIES:
         if field.column not in values:
             values[field.column] = _value(record, field)
     values["created_at"] = values["created_at"] or now

@@ -83,8 +83,10 @@ def remember(
     overwrite: bool = False,
     archived: bool | None = None,
     pin: bool = False,
+    private: bool = False,
 ) -> SaveOutcome:
-    """Save a memory; `pin` pins it (a memory saved again without it keeps its pin)."""
+    """Save a memory; `pin` pins it (a memory saved again without it keeps its
+    pin); `private` keeps it out of thatch sync (a private memory stays so)."""
     content = validate.content(content)
     confidence = validate.confidence(confidence)
     label, body = resolve_label(label, content)
@@ -105,6 +107,14 @@ def remember(
     )
     db = ctx.db()
     existing = db.get(store_name, memory.slug, with_vector=True)
+    if private and not (existing is not None and existing.private):
+        # Marked before it is written, so no sync can share it first.
+        from .sync_setup import mark_private
+
+        mark_private(ctx, store_name, memory.slug)
+        if existing is not None:
+            existing.private = True
+    memory.private = private or bool(existing is not None and existing.private)
     if existing is not None and same_memory(existing, label, text, branch, confidence, archived, memory.pinned):
         # A retried save (an agent, a script run twice) succeeds without writing.
         return SaveOutcome(memory=existing, replaced=None, unchanged=True)

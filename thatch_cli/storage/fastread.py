@@ -153,6 +153,20 @@ def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple
     return [(label, count or 0, confidence) for label, count, confidence in rows]
 
 
+def incoming(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, str, bool]]:
+    """(label, author, unreviewed) of the live memories of `store` a teammate
+    shared (thatch sync), unreviewed first, newest first; none on a file
+    without sync's marks."""
+    try:
+        rows = conn.execute(
+            "SELECT e.label, m.author, m.unreviewed FROM thatch_cli_sync_marks m JOIN entries e"
+            " ON e.store = m.store AND e.slug = m.slug WHERE m.store = ? AND m.author IS NOT NULL"
+            " AND e.archived = 0 ORDER BY m.unreviewed DESC, e.updated_at DESC, e.slug LIMIT ?", (store, limit))
+        return [(label, author, bool(flag)) for label, author, flag in rows]
+    except sqlite3.OperationalError:
+        return []
+
+
 def branch_counts_and_stale(conn: sqlite3.Connection, store: str, cutoff: str) -> tuple[dict[str | None, int], int]:
     """branch_counts, and how many of those live memories were neither
     updated nor recalled since `cutoff` (an ISO timestamp; thatch's

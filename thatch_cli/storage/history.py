@@ -33,7 +33,7 @@ COLUMNS = tuple(f.column for f in fields.HISTORY)
 # at another moment is another version even when nothing else changed.
 _COMPARED = tuple(f.column for f in fields.VERSIONED) + ("updated_at",)
 _NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-_TABLE = "thatch_cli_history"
+TABLE = _TABLE = "thatch_cli_history"
 
 
 def _copy(source: str, key_store: str, key_slug: str, event: str, where: str = "") -> str:

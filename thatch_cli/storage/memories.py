@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from .. import fields
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import fastread, history, schema
+from . import fastread, history, schema, sync
 from .fastread import LIVE
 
 
@@ -41,6 +41,7 @@ class MemoryDB:
         # recorded by the first write transaction that sees it differ.
         self.history_keep = history_keep
         self._columns: list[str] | None = None
+        self._has_marks: bool | None = None  # the sync marks table (schema 5+) exists
 
     @classmethod
     def open(cls, path: Path, *, create_parent: bool = True,
@@ -146,7 +147,7 @@ class MemoryDB:
         lack a newer one), the vector only when asked for."""
         if self._columns is None:
             have = {row[1] for row in self.conn.execute("PRAGMA table_info(entries)")}
-            self._columns = [f.column for f in fields.FIELDS if f.column in have]
+            self._columns = [f.column for f in fields.ENTRIES if f.column in have]
         return [c for c in self._columns if with_vector or c != "embedding"]
 
     def _select(self, with_vector: bool = False) -> tuple[list[str], str]:
@@ -156,7 +157,7 @@ class MemoryDB:
     def get(self, store: str, slug: str, *, with_vector: bool = False) -> Memory | None:
         names, select = self._select(with_vector)
         row = self.conn.execute(f"{select} WHERE store = ? AND slug = ?", (store, slug)).fetchone()
-        return None if row is None else Memory.from_row(names, row)
+        return None if row is None else self._marked([Memory.from_row(names, row)])[0]
 
     def get_many(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Memory]:
         found: dict[tuple[str, str], Memory] = {}
@@ -187,7 +188,15 @@ class MemoryDB:
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         names, select = self._select()
         rows = self.conn.execute(f"{select} {clause} ORDER BY store, updated_at DESC, slug", args)
-        return [Memory.from_row(names, r) for r in rows]
+        return self._marked([Memory.from_row(names, r) for r in rows])
+
+    def _marked(self, memories: list[Memory]) -> list[Memory]:
+        """`memories` with their sync marks (author, private, unreviewed)."""
+        if self._has_marks is None:
+            self._has_marks = sync.has_marks(self.conn)
+        if self._has_marks and memories:
+            sync.attach(self.conn, memories)
+        return memories
 
     def labels(self, stores: Sequence[str]) -> list[str]:
         """Every label in `stores`, archived included (for did-you-mean)."""

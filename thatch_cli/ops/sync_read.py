@@ -1,0 +1,121 @@
+"""Reading both sides of a sync: the records in a commit of the memories
+ref (checked as an import checks its lines; a file that fails is skipped
+and reported, never written), and the store's own memories as records, with
+what stays here (private, branch-scoped, suspected credentials) set apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..ops import jsonl
+from ..records import SYNCED_FIELDS
+from ..storage import sync as table
+from ..sync import hlc, merge, records, secrets
+from ..sync.records import Record
+from ..sync.tree import Snapshot
+from ..textsafe import one_line
+
+CACHE_FILE = "thatch-sync-cache.json"
+CACHE_VERSION = 1
+
+
+def load_cache(common_dir: Path) -> dict[str, list]:
+    """blob id -> [slug, label, digest, author, stamp] of every memory file
+    this repository read and found valid before: a blob's id is its
+    content, so what was checked once need not be read again. Derived data,
+    rebuilt from git when missing or damaged."""
+    from ..files import read_json_object
+
+    data = read_json_object(common_dir / CACHE_FILE)
+    found = data.get("records") if data.get("version") == CACHE_VERSION else None
+    return found if isinstance(found, dict) else {}
+
+
+def save_cache(common_dir: Path, cache: dict[str, list], keep: set[str]) -> None:
+    """Keep the entries of the blobs in the commits just read."""
+    from ..files import write_json_cache
+
+    write_json_cache(common_dir / CACHE_FILE, {"version": CACHE_VERSION,
+                                               "records": {sha: cache[sha] for sha in keep if sha in cache}})
+
+
+def _full(step: Any, entry: Any) -> Record:
+    """The record in a file known to be valid (its fields, when first needed)."""
+    data = step.git.blobs([entry.sha]).get(entry.sha, b"")
+    return records.parse(entry.path, data, step.ctx.now())
+
+
+def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Record]:
+    """slug -> record of every memory file of `snapshot` that passes the
+    checks; failures go to the outcome's `skipped` unless `trusted` (a
+    commit this database merged before). Files known from an earlier read
+    (the cache) are not read again."""
+    memo: dict[str, Record | str] = step._parsed
+    cache: dict[str, list] = step.cache
+    wanted = [e.sha for e in snapshot.memories.values()
+              if e.sha not in memo and e.sha not in cache and e.size <= records.MAX_RECORD_BYTES]
+    data = step.git.blobs(wanted)
+    now = step.ctx.now()
+    found: dict[str, Record] = {}
+    for slug, entry in snapshot.memories.items():
+        step.seen.add(entry.sha)
+        got = memo.get(entry.sha)
+        known = cache.get(entry.sha) if got is None else None
+        if known is not None and known[0] == slug and hlc.parse(known[4]) is not None:
+            got = Record(slug, known[1], None, known[3], hlc.parse(known[4]), digest=known[2],
+                         load=lambda entry=entry: _full(step, entry))
+        elif got is None:
+            if entry.size > records.MAX_RECORD_BYTES:
+                got = f"{entry.size} bytes; the limit is {records.MAX_RECORD_BYTES}"
+            elif entry.sha not in data:
+                got = "its object is missing"
+            else:
+                try:
+                    got = records.parse(entry.path, data[entry.sha], now)
+                    cache[entry.sha] = [slug, got.label, got.digest, got.author, str(got.stamp)]
+                except jsonl.Invalid as exc:
+                    got = str(exc)
+        memo[entry.sha] = got
+        if isinstance(got, Record):
+            found[slug] = got
+        elif not trusted:
+            step.outcome.skipped.append({"path": one_line(entry.path), "reason": got})
+    if not trusted:
+        step.outcome.skipped += [{"path": one_line(p), "reason": "not where a memory's file belongs"}
+                                 for p in snapshot.misplaced]
+    return found
+
+
+def local_state(step: Any, store: str, last: dict[str, Record],
+                clock: hlc.Clock) -> tuple[dict[str, tuple], set[str], dict[str, Record]]:
+    """(slug -> the row's state as read, slugs kept out of the merge, slug ->
+    this database's record of it)."""
+    from ..sync.gitconfig import identity
+
+    conn = step.db.conn
+    rows = {row["slug"]: row for row in table.rows(conn, store)}
+    state = {slug: tuple(r[name] for name in SYNCED_FIELDS) for slug, r in rows.items()}
+    excluded = table.private_slugs(conn, store)
+    if not step.ctx.setting("sync.branches"):
+        excluded |= {slug for slug, r in rows.items() if r["branch"] and slug not in last}
+    me = identity(step.repo.top, step.ctx.env)
+
+    def forgotten_at(slug: str) -> int:
+        return hlc.millis_of(table.deleted_at(conn, store, slug)) or hlc.now_millis()
+
+    local = merge.local_records(rows, last, excluded, clock, me, forgotten_at)
+    scanner = None
+    for slug, record in list(local.items()):
+        if record.deleted or slug in step.allowed or record.same(last.get(slug)):
+            continue
+        if scanner is None:
+            scanner = secrets.load(step.ctx.setting("sync.secret_rules") or None)
+        findings = scanner.scan(record.label + "\n" + record.fields["content"])
+        if findings:
+            excluded.add(slug)
+            del local[slug]
+            step.outcome.held.append({"slug": slug, "label": record.label, "reason": "looks like it holds a"
+                                      " credential; not shared (thatch sync --allow LABEL shares it anyway)",
+                                      "rules": [f.to_json() for f in findings]})
+    return state, excluded, local

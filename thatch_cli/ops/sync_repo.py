@@ -1,0 +1,60 @@
+"""Which repository and store `thatch sync` works on, and the lock that
+keeps two syncs of one repository (a command and the git hook's background
+import) from merging at once."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..context import Context
+from ..errors import InvalidInput, NotFound, ThatchError, Unavailable
+from ..location import gitfs
+from ..location.scope import GLOBAL
+from ..sync import gitconfig
+
+
+class Repository:
+    __slots__ = ("common_dir", "remote", "store", "top")
+
+    def __init__(self, top: Path, common_dir: Path, store: str, remote: str | None) -> None:
+        self.top, self.common_dir, self.store, self.remote = top, common_dir, store, remote
+
+
+def repository(ctx: Context, *, need_enabled: bool) -> Repository:
+    """The repository around the working directory and its own store (its
+    detected identity: THATCH_STORE never redirects what is shared)."""
+    from .. import validate
+
+    location = gitfs.locate(ctx.cwd)
+    if location is None:
+        raise NotFound(f"{ctx.cwd} is not inside a git repository; thatch sync shares a repository's memories"
+                       " through its git remote")
+    top = location.worktree or location.git_dir
+    store = validate.store(ctx.place().detected)
+    if store == GLOBAL:
+        raise InvalidInput("the global store is never shared; thatch sync shares a repository's own store")
+    remote = gitconfig.remote(top, ctx.env)
+    if need_enabled and remote is None:
+        raise NotFound("thatch sync is not set up in this repository: run 'thatch sync init' (it says who will"
+                       " be able to read the memories, and asks)", store=store)
+    return Repository(Path(top), Path(location.common_dir), store, remote)
+
+
+@contextmanager
+def locked(repo: Repository, seconds: float) -> Iterator[None]:
+    from ..files import acquire_lock
+
+    try:
+        fd = acquire_lock(repo.common_dir / "thatch-sync.lock", seconds)
+    except TimeoutError:
+        raise Unavailable("another thatch sync of this repository is still running; try again",
+                          retryable=True) from None
+    except OSError as exc:
+        raise ThatchError(f"cannot lock {repo.common_dir}: {exc.strerror or exc}") from None
+    try:
+        yield
+    finally:
+        os.close(fd)

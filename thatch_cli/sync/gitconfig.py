@@ -1,0 +1,105 @@
+"""The per-repository opt-in, kept in the repository's own git config
+(`.git/config`, never a global file): `thatch.sync.remote` names the remote
+memories go through, and that remote gets the wildcard fetch refspec so a
+plain `git fetch` or `git pull` brings them. Written with `git config`,
+so the file stays git's; `sync off` removes exactly what `init` added.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..errors import InvalidInput, NotFound
+
+KEY = "thatch.sync.remote"
+
+
+def refspec(remote: str) -> str:
+    return f"+refs/thatch/memories*:refs/thatch/remotes/{remote}/memories*"
+
+
+def _git(top: Path, env: Mapping[str, str], *args: str, check: bool = False) -> subprocess.CompletedProcess:
+    result = subprocess.run(["git", *args], cwd=top, env=dict(env), capture_output=True, text=True, timeout=30,
+                            check=False)
+    if check and result.returncode != 0:
+        raise InvalidInput(f"git {' '.join(args[:2])} failed: {result.stderr.strip()[:300]}")
+    return result
+
+
+def get(top: Path, env: Mapping[str, str], key: str) -> str | None:
+    result = _git(top, env, "config", "--get", key)
+    return result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else None
+
+
+def remote(top: Path, env: Mapping[str, str]) -> str | None:
+    """The remote sync is on for in this repository (None: not opted in)."""
+    return get(top, env, KEY)
+
+
+def remote_url(top: Path, env: Mapping[str, str], name: str) -> str:
+    url = get(top, env, f"remote.{name}.url")
+    if url is None:
+        remotes = _git(top, env, "remote").stdout.split()
+        known = f" (remotes: {', '.join(remotes)})" if remotes else " (this repository has no remote)"
+        raise NotFound(f"no remote named {name!r}{known}; pass --remote NAME", remote=name, remotes=remotes)
+    return url
+
+
+def default_remote(top: Path, env: Mapping[str, str]) -> str:
+    """The remote of the current branch's upstream, else origin, else the only one."""
+    branch = _git(top, env, "symbolic-ref", "--quiet", "--short", "HEAD").stdout.strip()
+    upstream = get(top, env, f"branch.{branch}.remote") if branch else None
+    if upstream and upstream != ".":
+        return upstream
+    remotes = _git(top, env, "remote").stdout.split()
+    if "origin" in remotes or not remotes:
+        return "origin"
+    return remotes[0] if len(remotes) == 1 else "origin"
+
+
+def fetch_specs(top: Path, env: Mapping[str, str], name: str) -> list[str]:
+    return _git(top, env, "config", "--get-all", f"remote.{name}.fetch").stdout.split()
+
+
+def enable(top: Path, env: Mapping[str, str], name: str) -> list[str]:
+    """Opt in (idempotent); what was changed."""
+    changed = []
+    if remote(top, env) != name:
+        _git(top, env, "config", "--local", KEY, name, check=True)
+        changed.append(f"{KEY} = {name}")
+    spec = refspec(name)
+    if spec not in fetch_specs(top, env, name):
+        _git(top, env, "config", "--local", "--add", f"remote.{name}.fetch", spec, check=True)
+        changed.append(f"remote.{name}.fetch += {spec}")
+    return changed
+
+
+def disable(top: Path, env: Mapping[str, str]) -> list[str]:
+    """Opt out: remove exactly what enable added; what was changed."""
+    name = remote(top, env)
+    changed = []
+    if name is None:
+        return changed
+    spec = refspec(name)
+    if spec in fetch_specs(top, env, name):
+        import re
+
+        _git(top, env, "config", "--local", "--fixed-value", "--unset-all", f"remote.{name}.fetch", spec)
+        if spec in fetch_specs(top, env, name):  # git before 2.30 has no --fixed-value
+            _git(top, env, "config", "--local", "--unset-all", f"remote.{name}.fetch", "^" + re.escape(spec) + "$")
+        changed.append(f"remote.{name}.fetch -= {spec}")
+    _git(top, env, "config", "--local", "--unset-all", KEY)
+    changed.append(f"{KEY} removed")
+    return changed
+
+
+def identity(top: Path, env: Mapping[str, str]) -> str:
+    """`Name <email>` as git would sign a commit here."""
+    result = _git(top, env, "var", "GIT_COMMITTER_IDENT")
+    if result.returncode == 0 and ">" in result.stdout:
+        return result.stdout.rsplit(">", 1)[0].strip() + ">"
+    name = get(top, env, "user.name") or env.get("USER") or "thatch"
+    email = get(top, env, "user.email") or f"{name}@localhost"
+    return f"{name} <{email}>"

@@ -1,0 +1,83 @@
+"""Hybrid logical clock stamps, which order concurrent edits of a memory.
+
+A stamp is `PPPPPPPPPPPPP.CCCCC.NODE`: milliseconds since the epoch, a
+counter, and the id of the database that issued it; stamps compare as
+(milliseconds, counter, node), which the fixed widths make the text order
+too. Every stamp issued is later than every stamp this database has seen,
+so a machine whose clock runs ahead wins a conflict only until the others
+have seen its stamps: their next edits are stamped after it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Self
+
+_STAMP = re.compile(r"^(\d{13})\.(\d{5})\.([0-9a-z]{1,32})$")
+_MAX_COUNTER = 99_999
+
+
+class Stamp(tuple):
+    """(milliseconds, counter, node)."""
+
+    __slots__ = ()
+
+    def __new__(cls, millis: int, counter: int, node: str) -> Self:
+        return super().__new__(cls, (millis, counter, node))
+
+    @property
+    def millis(self) -> int:
+        return self[0]
+
+    def __str__(self) -> str:
+        return f"{self[0]:013d}.{self[1]:05d}.{self[2]}"
+
+
+ZERO = Stamp(0, 0, "0")
+
+
+def parse(text: object) -> Stamp | None:
+    """The stamp `text` holds, or None when it is not one."""
+    match = _STAMP.match(text) if isinstance(text, str) else None
+    if match is None:
+        return None
+    return Stamp(int(match.group(1)), int(match.group(2)), match.group(3))
+
+
+def millis_of(timestamp: str | None) -> int:
+    """Milliseconds since the epoch of an ISO timestamp (0 when unreadable)."""
+    from ..clock import parse_ts
+
+    moment = parse_ts(timestamp)
+    return int(moment.timestamp() * 1000) if moment else 0
+
+
+def now_millis() -> int:
+    return int(datetime.now(UTC).timestamp() * 1000)
+
+
+class Clock:
+    """The clock of one database: `last` is the latest stamp seen or issued."""
+
+    def __init__(self, node: str, last: Stamp | None = None) -> None:
+        self.node = node
+        self.last = last or ZERO
+
+    def issue(self, physical: int) -> Stamp:
+        """A stamp for a change made at `physical` milliseconds, later than
+        every stamp seen so far."""
+        millis, counter = self.last.millis, self.last[1]
+        if physical > millis:
+            stamp = Stamp(physical, 0, self.node)
+        elif counter < _MAX_COUNTER:
+            stamp = Stamp(millis, counter + 1, self.node)
+        else:
+            stamp = Stamp(millis + 1, 0, self.node)
+        self.last = stamp
+        return stamp
+
+    def see(self, stamp: Stamp | None) -> None:
+        """Take a received stamp into account."""
+        if stamp is not None and stamp > self.last:
+            self.last = Stamp(stamp[0], stamp[1], self.node)

@@ -1,0 +1,182 @@
+"""One memory in the memories ref: a JSON file at `m/<2 hex of
+sha1(slug)>/<slug>.json`, beside a small format file.
+
+A live memory's file is a `thatch export` line without what is not synced
+(store, vectors and model, recall counts: records.SYNCED_FIELDS says what
+is), plus `author` (who wrote this version) and `hlc` (its hybrid logical
+clock stamp). A forgotten memory leaves a tombstone: `deleted: true` with
+its slug, label, author and stamp; absence is never a deletion.
+
+Files from the remote are read as an import reads a line (ops/jsonl.py:
+every check `remember` applies) and more: the file's name must be its
+label's slug in the right shard, and a file over MAX_RECORD_BYTES is refused
+unread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .. import validate
+from ..errors import InvalidInput
+from ..ops import jsonl
+from ..records import SYNCED_FIELDS
+from ..slugs import slugify
+from . import hlc
+
+FORMAT_PATH = "format.json"
+FORMAT = {"format": "thatch-memories", "version": 1,
+          "about": "Memories shared by thatch sync: m/<2 hex of sha1(slug)>/<slug>.json, one per memory."}
+FORMAT_VERSION = 1
+MAX_RECORD_BYTES = 256 * 1024  # 64 KiB of content, even with every character escaped
+MAX_AUTHOR_CHARS = 200
+
+
+def path_of(slug: str) -> str:
+    return f"m/{hashlib.sha1(slug.encode('utf-8')).hexdigest()[:2]}/{slug}.json"
+
+
+def slug_of(path: str) -> str | None:
+    """The slug a path names when it is where that slug's file belongs."""
+    parts = path.split("/")
+    if len(parts) != 3 or parts[0] != "m" or not parts[2].endswith(".json"):
+        return None
+    slug = parts[2][: -len(".json")]
+    return slug if slug and path_of(slug) == path else None
+
+
+def digest_of(fields: Mapping[str, Any] | None) -> str:
+    """What tells two versions of a memory apart: a hash of its synced
+    fields ("deleted" for a tombstone)."""
+    if fields is None:
+        return "deleted"
+    text = json.dumps([fields.get(name) for name in SYNCED_FIELDS], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+_UNREAD = object()
+
+
+class Record:
+    """A memory's state as synced: its fields (None for a tombstone), who
+    wrote it and when (stamp). A record known from an earlier read (the
+    cache of sync_read) holds only its digest until its fields are asked
+    for, when `load` reads them."""
+
+    __slots__ = ("_digest", "_fields", "_load", "author", "label", "slug", "stamp")
+
+    def __init__(self, slug: str, label: str, fields: dict[str, Any] | None, author: str | None,
+                 stamp: hlc.Stamp, *, digest: str | None = None, load: Callable[[], Record] | None = None) -> None:
+        self.slug, self.label, self.author, self.stamp = slug, label, author, stamp
+        self._fields: Any = _UNREAD if load is not None else fields
+        self._digest, self._load = digest, load
+
+    @property
+    def fields(self) -> dict[str, Any] | None:
+        if self._fields is _UNREAD:
+            self._fields = self._load().fields
+        return self._fields
+
+    @property
+    def digest(self) -> str:
+        if self._digest is None:
+            self._digest = digest_of(self.fields)
+        return self._digest
+
+    @property
+    def deleted(self) -> bool:
+        return self.digest == "deleted"
+
+    def same(self, other: Record | None) -> bool:
+        """Whether both hold the same memory (or both are tombstones),
+        whoever wrote them and whenever."""
+        return other is not None and self.digest == other.digest
+
+    def identical(self, other: Record | None) -> bool:
+        """Whether both are the same file: the same memory, author and stamp."""
+        return self.same(other) and self.author == other.author and self.stamp == other.stamp
+
+    def to_json(self) -> dict[str, Any]:
+        if self.fields is None:
+            data: dict[str, Any] = {"slug": self.slug, "label": self.label, "deleted": True}
+        else:
+            data = {"slug": self.slug, **self.fields}
+        data["author"] = self.author
+        data["hlc"] = str(self.stamp)
+        return data
+
+    def encode(self) -> bytes:
+        """The file's bytes: sorted keys, no padding, so the same memory is
+        always the same blob (and an unchanged shard the same tree)."""
+        return (json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode()
+
+    def __repr__(self) -> str:
+        return f"Record({self.slug!r}, {'deleted' if self.deleted else 'live'}, {self.stamp})"
+
+
+def from_row(row: Mapping[str, Any], author: str | None, stamp: hlc.Stamp) -> Record:
+    """The record of an `entries` row (storage/sync.rows)."""
+    return Record(row["slug"], row["label"], normal(row), author, stamp)
+
+
+def normal(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The synced fields of a row or a file, in one form (no branch is None,
+    archived is 0 or 1), so equal memories have equal digests."""
+    fields = {name: values.get(name) for name in SYNCED_FIELDS}
+    fields["branch"] = fields["branch"] or None
+    fields["archived"] = int(bool(fields["archived"]))
+    return fields
+
+
+def tombstone(slug: str, label: str, author: str | None, stamp: hlc.Stamp) -> Record:
+    return Record(slug, label, None, author, stamp)
+
+
+def values_of(record: Record, store: str) -> dict[str, Any]:
+    """The entries row a live record becomes in `store` (no vector yet)."""
+    assert record.fields is not None
+    return {"slug": record.slug, "store": store, **record.fields, "embedding": None, "model": None}
+
+
+def check_author(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_AUTHOR_CHARS:
+        raise jsonl.Invalid(f"'author' must be a text of at most {MAX_AUTHOR_CHARS} characters")
+    if validate.control_characters(value) or jsonl._has_surrogate(value):
+        raise jsonl.Invalid("'author' contains a control character")
+    return value
+
+
+def parse(path: str, data: bytes, now: str) -> Record:
+    """The record in a file of the ref; jsonl.Invalid (with the reason) when
+    it cannot be taken: oversized, not where its label's slug belongs, or
+    failing any of import's checks."""
+    slug = slug_of(path)
+    if slug is None:
+        raise jsonl.Invalid("not a memory's file (m/<2 hex of sha1(slug)>/<slug>.json)")
+    if len(data) > MAX_RECORD_BYTES:
+        raise jsonl.Invalid(f"{len(data)} bytes; the limit is {MAX_RECORD_BYTES}")
+    raw = jsonl.load(jsonl.decode(data, False))
+    stamp = hlc.parse(raw.get("hlc"))
+    if stamp is None:
+        raise jsonl.Invalid("missing or malformed 'hlc' stamp")
+    author = check_author(raw.get("author"))
+    if raw.get("deleted") is True:
+        label = jsonl._text(raw, "label", required=True)
+        try:
+            label = validate.label(label)
+        except InvalidInput as exc:
+            raise jsonl.Invalid(exc.message) from None
+        record = tombstone(slugify(label), label, author, stamp)
+    else:
+        values = jsonl.memory({k: v for k, v in raw.items() if k in ("slug", *SYNCED_FIELDS)}, "-", now, {})
+        record = Record(values["slug"], values["label"], normal(values), author, stamp)
+    given = raw.get("slug")
+    if record.slug != slug or (given is not None and given != slug):
+        raise jsonl.Invalid(f"the file is named for slug {slug!r}, but its label {record.label!r} gives"
+                            f" {record.slug!r}")
+    return record

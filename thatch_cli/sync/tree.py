@@ -1,0 +1,249 @@
+"""The memories ref's git objects: reading a commit's files (the user's
+`git`, which lists a tree with sizes in one call and streams blobs), and
+writing a new tree and commit (dulwich, into the repository's object store).
+
+Reading refuses a tree over MAX_FILES files or MAX_TREE_BYTES bytes whole,
+and never reads a file over records.MAX_RECORD_BYTES: a hostile remote
+cannot make thatch read more than that.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Self
+
+from ..errors import ThatchError
+from . import records
+
+MAX_FILES = 200_000
+MAX_TREE_BYTES = 256 * 1024 * 1024
+LOCAL_REF = b"refs/thatch/memories"
+FILE_MODE = 0o100644
+TREE_MODE = 0o040000
+
+
+class RemoteRefused(ThatchError):
+    """The remote's memories ref holds something thatch will not read."""
+
+    exit_code = 5
+    code = "remote_refused"
+
+
+def tracking_ref(remote: str) -> bytes:
+    return f"refs/thatch/remotes/{remote}/memories".encode()
+
+
+class Entry:
+    __slots__ = ("mode", "path", "sha", "size")
+
+    def __init__(self, path: str, mode: int, sha: str, size: int) -> None:
+        self.path, self.mode, self.sha, self.size = path, mode, sha, size
+
+
+class Snapshot:
+    """The files of one commit of the ref: memory files by slug, anything
+    else by path (kept as it is when thatch writes the next commit)."""
+
+    def __init__(self, commit: str | None, memories: dict[str, Entry], others: dict[str, Entry],
+                 misplaced: list[str]) -> None:
+        self.commit, self.memories, self.others, self.misplaced = commit, memories, others, misplaced
+
+    @classmethod
+    def empty(cls) -> Snapshot:
+        return cls(None, {}, {}, [])
+
+
+class Git:
+    """Local git commands in one repository (no network here: transport.py
+    runs fetch and push) and its dulwich Repo."""
+
+    def __init__(self, top: Path, env: Mapping[str, str]) -> None:
+        self.top, self.env = top, dict(env)
+        self._repo = None
+        self._snapshots: dict[str, Snapshot] = {}
+
+    @property
+    def repo(self):
+        if self._repo is None:
+            from dulwich.repo import Repo
+
+            self._repo = Repo(os.fspath(self.top))
+        return self._repo
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._repo is not None:
+            self._repo.close()
+            self._repo = None
+
+    def run(self, *args: str, data: bytes | None = None) -> bytes:
+        result = subprocess.run(["git", *args], cwd=self.top, env=self.env, input=data, capture_output=True, check=False,
+                                timeout=600)
+        if result.returncode != 0:
+            raise ThatchError(f"git {args[0]} failed: {result.stderr.decode(errors='replace').strip()[:300]}")
+        return result.stdout
+
+    def ref(self, name: bytes) -> str | None:
+        try:
+            return self.repo.refs[name].decode()
+        except KeyError:
+            return None
+
+    def has(self, sha: str | None) -> bool:
+        return bool(sha) and sha.encode() in self.repo.object_store
+
+    def set_ref(self, name: bytes, old: str | None, new: str) -> bool:
+        return self.repo.refs.set_if_equals(name, old.encode() if old else None, new.encode())
+
+    def merge_base(self, a: str | None, b: str | None) -> str | None:
+        if not (a and b):
+            return None
+        if a == b:
+            return a
+        from dulwich.graph import find_merge_base
+
+        found = find_merge_base(self.repo, [a.encode(), b.encode()])
+        return found[0].decode() if found else None
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        return self.merge_base(older, newer) == older
+
+    # -- reading -----------------------------------------------------------------------
+
+    def snapshot(self, commit: str | None) -> Snapshot:
+        if not commit:
+            return Snapshot.empty()
+        if commit not in self._snapshots:
+            self._snapshots[commit] = self._read_snapshot(commit)
+        return self._snapshots[commit]
+
+    def _read_snapshot(self, commit: str) -> Snapshot:
+        listing = self.run("ls-tree", "-r", "-l", "-z", "--full-tree", commit)
+        memories: dict[str, Entry] = {}
+        others: dict[str, Entry] = {}
+        misplaced: list[str] = []
+        total = 0
+        for line in listing.split(b"\0"):
+            if not line:
+                continue
+            meta, _, raw_path = line.partition(b"\t")
+            mode, kind, sha, size = meta.split()
+            path = raw_path.decode("utf-8", "surrogateescape")
+            entry = Entry(path, int(mode, 8), sha.decode(), int(size) if size != b"-" else 0)
+            total += entry.size
+            if len(memories) + len(others) >= MAX_FILES or total > MAX_TREE_BYTES:
+                raise RemoteRefused(f"the memories ref at {commit[:12]} holds over {MAX_FILES} files or"
+                                    f" {MAX_TREE_BYTES // 2**20} MiB; nothing was read from it")
+            slug = records.slug_of(path) if kind == b"blob" else None
+            if slug is not None:
+                memories[slug] = entry
+            elif path.startswith("m/"):
+                misplaced.append(path)
+                others[path] = entry
+            else:
+                others[path] = entry
+        return Snapshot(commit, memories, others, misplaced)
+
+    def check_format(self, snapshot: Snapshot) -> None:
+        """Refuse a ref written in a format newer than this thatch reads."""
+        entry = snapshot.others.get(records.FORMAT_PATH)
+        if entry is None or entry.size > 4096:
+            return
+        import json
+
+        try:
+            version = json.loads(self.blobs([entry.sha]).get(entry.sha, b"{}")).get("version", 1)
+        except (ValueError, AttributeError):
+            return
+        if isinstance(version, int) and version > records.FORMAT_VERSION:
+            raise RemoteRefused(f"the memories ref was written in format {version} by a newer thatch; this one"
+                                f" reads format {records.FORMAT_VERSION}: upgrade thatch to sync")
+
+    def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        """The content of each blob (one `git cat-file --batch`)."""
+        wanted = list(dict.fromkeys(shas))
+        if not wanted:
+            return {}
+        out = self.run("cat-file", "--batch", data=("\n".join(wanted) + "\n").encode())
+        found: dict[str, bytes] = {}
+        at = 0
+        for sha in wanted:
+            end = out.index(b"\n", at)
+            header = out[at:end].split()
+            at = end + 1
+            if len(header) < 3:  # "<sha> missing"
+                continue
+            size = int(header[2])
+            found[sha] = out[at:at + size]
+            at += size + 1
+        return found
+
+    # -- writing -----------------------------------------------------------------------
+
+    def write_commit(self, start: Snapshot, blobs: Mapping[str, bytes | None], parents: list[str],
+                     identity: str, message: str, *, now: int) -> str:
+        """A commit whose tree is `start`'s files with `blobs` (path -> new
+        content, None to drop the file) applied; returns its id."""
+        from dulwich.objects import Blob, Commit
+
+        files = {e.path: (e.mode, e.sha.encode()) for e in (*start.memories.values(), *start.others.values())}
+        new_objects = []
+        for path, data in blobs.items():
+            if data is None:
+                files.pop(path, None)
+                continue
+            blob = Blob.from_string(data)
+            new_objects.append(blob)
+            files[path] = (FILE_MODE, blob.id)
+        store = self.repo.object_store
+        root = _build(files, new_objects)
+        commit = Commit()
+        commit.tree = root
+        commit.parents = [p.encode() for p in parents]
+        commit.author = commit.committer = identity.encode("utf-8", "replace")
+        commit.author_time = commit.commit_time = now
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.encoding = b"UTF-8"
+        commit.message = message.encode("utf-8")
+        new_objects.append(commit)
+        fresh = [(obj, None) for obj in new_objects if obj.id not in store]
+        if len(fresh) > 64:
+            store.add_objects(fresh)
+        else:
+            for obj, _ in fresh:
+                store.add_object(obj)
+        return commit.id.decode()
+
+
+def _build(files: Mapping[str, tuple[int, bytes]], new_objects: list) -> bytes:
+    """Tree objects for flat `files` (path -> (mode, sha)), appended to
+    `new_objects`; returns the root tree's id."""
+    from dulwich.objects import Tree
+
+    nested: dict = {}
+    for path, (mode, sha) in files.items():
+        node = nested
+        *dirs, name = path.split("/")
+        for part in dirs:
+            node = node.setdefault(part, {})
+        node[name] = (mode, sha)
+
+    def make(node: dict) -> bytes:
+        tree = Tree()
+        for name, item in node.items():
+            if isinstance(item, dict):
+                tree.add(name.encode("utf-8", "surrogateescape"), TREE_MODE, make(item))
+            else:
+                tree.add(name.encode("utf-8", "surrogateescape"), item[0], item[1])
+        new_objects.append(tree)
+        return tree.id
+
+    return make(nested)
