@@ -28,6 +28,7 @@ Command modules (declaration, body and output of each command):
     shell      init, completion install, show
     githooks   hooks install, uninstall, status
     daemon     daemon start, stop, status
+    sync       sync, sync init, status, off, purge; private, share
     agents     mcp, setup
     help       help
 """

@@ -10,4 +10,5 @@
     backup       verified copies of the database file, and putting one back
     fastread     stdlib-only reads on a raw connection: the hot paths' and MemoryDB's one answer to
                  which stores exist and which memories are live
+    sync         thatch sync's bookkeeping: each memory's marks, each store's sync state
 """
