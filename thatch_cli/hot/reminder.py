@@ -1,12 +1,16 @@
-"""`thatch reminder [--json] [--max-chars N]`: the session-start hook (Claude
-Code and Codex SessionStart, Cursor sessionStart).
+"""`thatch reminder [--host claude|codex|cursor] [--max-chars N]`: the
+session-start hook (Claude Code and Codex SessionStart, Cursor
+sessionStart).
 
 Prints a short context block for the agent: the detected store and branch,
 how many memories they hold, the labels of this branch's memories and of the
-most used ones, hygiene counts with where to look, and when to call the
-memory tools. At most --max-chars characters (default 2,000). `--json`
-prints `{"additional_context": "..."}` (Cursor). No model, no writes; on any
-error or past the deadline it prints the static reminder instead.
+most used ones (stored text, so the block says they are notes, not
+instructions: agent_text.py), hygiene counts with where to look, and when to
+call the memory tools. At most --max-chars characters (default 2,000; label
+lists shrink first, fitting.py). `--host` shapes the output as that host
+reads it (agentio.shaper; `--json` is Cursor's, as in the original thatch).
+No model, no writes; on any error or past the deadline it prints the static
+reminder instead.
 """
 
 from __future__ import annotations
@@ -18,23 +22,23 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Mapping
 
-from .. import paths
+from .. import agent_text, fitting, paths
 from ..location import scope
 from ..storage import hooks
 from ..textsafe import one_line
 from ..location.scope import project_dir
-from .agentio import context_json, read_payload, respond
+from .agentio import host_option, read_payload, respond, shaper
 
 DEFAULT_MAX_CHARS = 2_000
 STALE_DAYS = 90  # ops.hygiene.DEFAULT_STALE_DAYS (a test checks); hygiene's module is too heavy to import here
 WHEN = ("When to use it: call memory_recall before answering about this project's architecture, conventions or"
         " past decisions, or the user's preferences; call memory_remember when you learn something durable (a"
         " decision, a convention, a non-obvious fix, a correction).")
-STATIC = f"[thatch] This project keeps long-term memory in thatch (MCP tools memory_recall, memory_remember). {WHEN}"
+STATIC = f"{agent_text.PREFIX} This project keeps long-term memory in thatch (MCP tools memory_recall, memory_remember). {WHEN}"
 
 
 def _labels(labels: list[str], more: int = 0) -> str:
-    shown = ", ".join(f'"{one_line(label)}"' for label in labels)
+    shown = ", ".join(agent_text.label(label) for label in labels)
     return shown + (f" (+{more} more)" if more else "")
 
 
@@ -44,7 +48,7 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     db_path = paths.db_path(env)
     conn = hooks.open_readonly(db_path)
     if conn is None:
-        return _fit([f"[thatch] No memories yet for {one_line(store)}.", WHEN], max_chars)
+        return _fit([f"{agent_text.PREFIX} No memories yet for {one_line(store)}.", WHEN], max_chars)
     try:
         cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - STALE_DAYS * 86400))
         counts, stale = hooks.branch_counts_and_stale(conn, store, cutoff)
@@ -56,7 +60,7 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
         conn.close()
     total = sum(counts.values())
     where = one_line(store) + (f", branch {one_line(branch)}" if branch else "")
-    head = f"[thatch] Memory for {where}: {total} memor{'y' if total == 1 else 'ies'}"
+    head = f"{agent_text.PREFIX} Memory for {where}: {total} memor{'y' if total == 1 else 'ies'}"
     if on_branch:
         head += f" ({len(on_branch)} on this branch)"
     if store != scope.GLOBAL:
@@ -66,8 +70,9 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
         lists.append(("On this branch: ", on_branch))
     if top:
         lists.append(("Most used: ", [label for label, _count, _confidence in top]))
+    first = [head + "."] + ([agent_text.NOTE] if lists else [])
     hygiene = _hygiene(env, place, db_path, counts, stale, version)
-    return _fit([head + "."], max_chars, lists, [hygiene, WHEN] if hygiene else [WHEN])
+    return _fit(first, max_chars, lists, [hygiene, WHEN] if hygiene else [WHEN])
 
 
 def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> str:
@@ -91,37 +96,35 @@ def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> st
 
 
 def _fit(first: list[str], max_chars: int, lists: list | None = None, last: list[str] | None = None) -> str:
-    """The lines within `max_chars`: label lists shrink first, then the text is cut."""
+    """The lines within `max_chars` (fitting.py): the label lists shrink
+    first, the most used before this branch's, then the text is cut."""
     lists, last = lists or [], last or []
-    shown = [len(labels) for _, labels in lists]
-    while True:
-        middle = [prefix + _labels(labels[:n], len(labels) - n) for (prefix, labels), n in zip(lists, shown) if n]
-        text = "\n".join(first + middle + last)
-        if len(text) <= max_chars or not any(shown):
-            break
-        biggest = max(range(len(shown)), key=lambda i: shown[i])
-        shown[biggest] -= 1
-    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+
+    def text(kept: list[int]) -> str:
+        middle = [prefix + _labels(labels[:n], len(labels) - n) for (prefix, labels), n in zip(lists, kept) if n]
+        return "\n".join(first + middle + last)
+
+    kept = fitting.keep([len(labels) for _, labels in lists], lambda kept: len(text(kept)) <= max_chars,
+                        order=range(len(lists) - 1, -1, -1))
+    return fitting.prefix(text(kept), max_chars)
 
 
-def _options(argv: list[str]) -> tuple[bool, int]:
-    json_mode, max_chars = False, DEFAULT_MAX_CHARS
+def _options(argv: list[str]) -> int:
+    max_chars = DEFAULT_MAX_CHARS
     rest = list(argv)
     while rest:
         token = rest.pop(0)
-        if token == "--json":
-            json_mode = True
-        elif token == "--max-chars" and rest and rest[0].isdigit():
+        if token == "--max-chars" and rest and rest[0].isdigit():
             max_chars = max(200, int(rest.pop(0)))
         elif token.startswith("--max-chars=") and token.split("=", 1)[1].isdigit():
             max_chars = max(200, int(token.split("=", 1)[1]))
-    return json_mode, max_chars
+    return max_chars
 
 
 def main(argv: list[str]) -> int:
-    json_mode, max_chars = _options(argv)
+    max_chars = _options(argv)
 
     def compute(env) -> str:
         return reminder(env, project_dir(env, read_payload(sys.stdin)), max_chars)
 
-    return respond(STATIC, compute, context_json if json_mode else (lambda text: text))
+    return respond(STATIC, compute, shaper(host_option(argv), "SessionStart"))

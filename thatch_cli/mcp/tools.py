@@ -311,7 +311,7 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         "get_extraction_payload",
-        "Fetch the tool interactions queued for memory extraction in a session (what a [thatch] note asked"
+        "Fetch the tool interactions queued for memory extraction in a session (what a thatch: note asked"
         " you to extract), oldest first, and mark them taken. Save what a future session needs with"
         " memory_remember, then call extraction_done.",
         {"session_id": SESSION},

@@ -52,7 +52,7 @@ This project keeps long-term memory in thatch, through its MCP tools (`memory_re
 - Remember what lasts: when you learn a decision, a convention, a non-obvious fix, or a preference or correction
   from the user, call `memory_remember` with a short label and self-contained content (`store: "global"` for what
   holds across projects). Update a memory (`overwrite: true`) rather than saving a near-copy.
-- When a `[thatch]` note says tool interactions are queued for extraction, call `get_extraction_payload` with the
+- When a `thatch:` note says tool interactions are queued for extraction, call `get_extraction_payload` with the
   session id it gives (a background sub-agent is ideal), save what is durable with `memory_remember`, then call
   `extraction_done`.
 - "Remember X": save it now. "Forget X": find it with `memory_recall`, then `memory_forget`.
