@@ -90,7 +90,7 @@ class ToolRunner:
         shown = cap(reply, limit)
         if budget and "budget" in shown.data:
             omitted = (shown.data.get("capped") or {}).get("omitted", {}).get("results", 0)
-            shown.data["budget"] = {"chars": budget, "omitted": omitted}
+            shown.data["budget"] = {"chars": budget, "omitted": omitted}  # no longer than the placeholder
         return shown
 
 
