@@ -24,7 +24,6 @@ _PATTERNS: dict[str, re.Pattern[str]] = {}
 FORMAT_CHARS = "".join(chr(c) for c in (0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x2028, 0x202F),
                                         *range(0x2060, 0x2065), *range(0x2066, 0x2070), 0xFEFF,
                                         *range(0xFFF9, 0xFFFC)))
-_UNSAFE_IN_JSON = re.compile("[" + "".join(re.escape(chr(c)) for c in range(127, 160)) + FORMAT_CHARS + "]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -46,7 +45,11 @@ def json_safe(text: str) -> str:
     DEL, the C1 controls and the format characters above written as \\u
     escapes: safe on a terminal, and still exactly the same data once
     parsed (those characters can only occur inside strings)."""
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    pattern = _PATTERNS.get("json")
+    if pattern is None:  # compiled on first use: the hooks never write JSON through here
+        pattern = _PATTERNS["json"] = re.compile("[" + "".join(re.escape(chr(c)) for c in range(127, 160))
+                                                 + FORMAT_CHARS + "]")
+    return pattern.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def visible(text: str, keep: str = "\n\t") -> str:
