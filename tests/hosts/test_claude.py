@@ -103,3 +103,89 @@ def test_memory_remember_and_recall_round_trip(sandbox, api):
     assert "8443 behind the VPN" in result and "not instructions" in result
     for internal in ("slug", "recall_count", "has_vector", "snippet", "dense_rank"):
         assert internal not in result, (internal, result)
+
+
+def test_setup_survives_claude_code_editing_its_config_and_uninstall_removes_exactly_thatchs(sandbox, api):
+    """setup --global, then Claude Code itself: a session (it rewrites
+    ~/.claude.json as it runs) and `claude mcp add --scope user`; setup
+    again changes none of that, and --uninstall leaves it all."""
+    argv = prepare(sandbox, NEWEST_CLAUDE)
+    state = sandbox.home / ".claude.json"
+    state.write_text(json.dumps({"numStartups": 3, "theme": "dark"}, indent=2))
+    assert sandbox.thatch("setup", "claude", "--global").returncode == 0
+    ask(sandbox, argv, RELATED)
+    assert "thatch: 1 stored memory may relate to this prompt." in context_text(model_requests(api, RELATED)[0])
+    added = sandbox.run([*argv, "mcp", "add", "--scope", "user", "linear", "--", "npx", "-y", "linear-mcp"])
+    assert added.returncode == 0, added
+    host_written = state.read_text()
+    assert {"linear", "thatch"} <= set(json.loads(host_written)["mcpServers"])
+
+    again = sandbox.thatch("setup", "claude", "--global")
+    assert again.returncode == 0 and state.read_text() == host_written, again
+    removed = sandbox.thatch("setup", "claude", "--global", "--uninstall")
+    assert removed.returncode == 0, removed
+    after = json.loads(state.read_text())
+    before = json.loads(host_written)
+    assert list(after["mcpServers"]) == ["linear"]
+    assert {k: v for k, v in after.items() if k != "mcpServers"} == {k: v for k, v in before.items()
+                                                                     if k != "mcpServers"}
+    listed = sandbox.run([*argv, "mcp", "list"])
+    assert "linear" in listed.stdout and "thatch" not in listed.stdout, listed.stdout
+    settings = sandbox.home / ".claude" / "settings.json"  # setup created it: gone, or without thatch
+    assert not settings.exists() or "thatch" not in settings.read_text()
+
+
+def approve_project_server(sandbox, argv: list[str]) -> None:
+    """Start Claude Code on a terminal and answer its "New MCP server found
+    in this project: thatch" dialog with "Use this MCP server", as a user
+    does; Claude Code records the approval in its own files."""
+    import os
+    import pty
+    import re
+    import select
+    import signal
+    import time
+
+    state = sandbox.home / ".claude.json"  # past onboarding, the folder trusted, the key accepted
+    state.write_text(json.dumps({"hasCompletedOnboarding": True,
+                                 "customApiKeyResponses": {"approved": ["sk-ant-standin"], "rejected": []},
+                                 "projects": {str(sandbox.project): {"hasTrustDialogAccepted": True}}}))
+    approval = sandbox.project / ".claude" / "settings.local.json"
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(sandbox.project)
+        os.execvpe(argv[0], argv, {**sandbox.env, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"})
+    seen, answered, deadline = "", False, time.monotonic() + 90
+    try:
+        while time.monotonic() < deadline and not (answered and approval.exists()):
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    seen += os.read(fd, 65536).decode("utf-8", "replace")
+                except OSError:
+                    break
+            screen = "".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen).split())
+            if not answered and "NewMCPserverfound" in screen:
+                for key in (b"\x1b[A", b"\x1b[A", b"\r"):  # up to "Use this MCP server", confirm
+                    os.write(fd, key)
+                    time.sleep(0.3)
+                answered = True
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    assert answered and approval.exists(), seen[-2000:]
+
+
+def test_setup_keeps_claude_codes_approval_of_the_project_server(sandbox, api):
+    argv = prepare(sandbox, NEWEST_CLAUDE)
+    assert sandbox.thatch("setup", "claude").returncode == 0
+    approve_project_server(sandbox, argv)
+    approval = sandbox.project / ".claude" / "settings.local.json"
+    approved, state = approval.read_text(), (sandbox.home / ".claude.json").read_text()
+    assert json.loads(approved)["enabledMcpjsonServers"] == ["thatch"]
+    again = sandbox.thatch("setup", "claude")
+    assert again.returncode == 0 and "unchanged" in again.stdout and "create" not in again.stdout, again
+    removed = sandbox.thatch("setup", "claude", "--uninstall")
+    assert removed.returncode == 0, removed
+    assert approval.read_text() == approved and (sandbox.home / ".claude.json").read_text() == state
+    assert not (sandbox.project / ".mcp.json").exists()  # setup created it: gone with thatch's entry
