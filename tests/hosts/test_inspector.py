@@ -43,19 +43,22 @@ def inspect(sandbox, version: str, *args: str) -> dict:
 
 @pytest.mark.parametrize("version", list(INSPECTORS))
 def test_a_stripped_environment_still_reaches_the_terminals_database_and_daemon(sandbox, version, tmp_path):
-    # The terminal: its own database, settings folder and runtime directory, and the daemon on.
-    terminal = {"THATCH_DB": str(tmp_path / "team" / "notes.db"), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-                "THATCH_DAEMON": "1", "THATCH_DAEMON_IDLE": "60"}
+    # The terminal: its own database and runtime directory, its model from the settings file, the daemon on.
+    terminal = {"THATCH_DB": str(tmp_path / "team" / "notes.db"), "THATCH_DAEMON_IDLE": "60"}
     (tmp_path / "team").mkdir()
     sandbox.env.update(terminal)
+    for name in ("THATCH_MODEL", "THATCH_DAEMON"):
+        sandbox.env.pop(name)
+    settings = sandbox.home / ".config" / "thatch" / "config.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('model = "fake:64"\n')
     sandbox.remember("Staging port", "The staging server listens on port 8443 behind the VPN.")
     started = sandbox.thatch("daemon", "start", "--json")
     assert started.returncode == 0, started
     try:
         assert sandbox.thatch("setup", "claude").returncode == 0
         recorded = json.loads((sandbox.project / ".mcp.json").read_text())["mcpServers"]["thatch"]["env"]
-        assert recorded["THATCH_DB"] == terminal["THATCH_DB"] and recorded["XDG_CONFIG_HOME"] == terminal[
-            "XDG_CONFIG_HOME"]
+        assert recorded["THATCH_DB"] == terminal["THATCH_DB"] and recorded["XDG_RUNTIME_DIR"] == str(sandbox.run_dir)
         result = inspect(sandbox, version, "--method", "tools/call", "--tool-name", "memory_recall",
                          "--tool-arg", "query=staging port")
         assert not result.get("isError"), result
