@@ -8,6 +8,7 @@ import threading
 import time
 from typing import Mapping
 
+from .. import torch_threads
 from . import runtime
 from .log import log
 from .protocol import MODEL_UNAVAILABLE, ErrorReply
@@ -91,14 +92,11 @@ class Model:
         from ..errors import ThatchError
 
         try:
-            return self._worker.submit(_with_threads, threads, fn, *args).result()
+            return self._worker.submit(torch_threads.run, threads, fn, *args).result()
         except ThatchError as exc:
             raise ErrorReply(MODEL_UNAVAILABLE, exc.message) from None
 
-    # One query is a few tokens: one thread encodes it in milliseconds, while
-    # torch's thread team spin-waits for cores a busy machine does not give it
-    # (the prompt hook's search: 17 ms against 40-130 ms, p90 33 against 456
-    # ms, with two other processes busy on two cores). Batches keep them all.
+    # A query on one torch thread, a batch on all of them (torch_threads.py).
 
     def embed_query(self, text: str):
         return self._run(self.get().embed_query, text, threads=1)
@@ -118,21 +116,3 @@ class Model:
 
     def close(self) -> None:
         self._worker.shutdown(wait=False, cancel_futures=True)
-
-
-_DEFAULT_THREADS: list[int] = []
-
-
-def _with_threads(threads: int | None, fn, *args):
-    """fn(*args) with torch using `threads` intra-op threads (its default when None)."""
-    import sys
-
-    torch = sys.modules.get("torch")  # loaded with the model; never imported just for this
-    if torch is None:
-        return fn(*args)
-    if not _DEFAULT_THREADS:
-        _DEFAULT_THREADS.append(torch.get_num_threads())
-    wanted = threads or _DEFAULT_THREADS[0]
-    if torch.get_num_threads() != wanted:
-        torch.set_num_threads(wanted)
-    return fn(*args)
