@@ -109,8 +109,13 @@ class LocalEngine:
         if meanwhile is not None:
             meanwhile()
         embedder = self.ctx.embedder()
+        from . import torch_threads
+
         with self.ctx.waiting(IN_PROCESS):
-            vectors = query_vectors(embedder, query) if query is not None else passage_vectors(embedder, passage or "")
+            if query is not None:  # one thread, as the daemon embeds a query (torch_threads.py)
+                vectors = torch_threads.run(1, query_vectors, embedder, query)
+            else:
+                vectors = torch_threads.run(None, passage_vectors, embedder, passage or "")
         own = vectors[model_space(embedder.name)]
         dim = int(own.shape[-1])
         db = self.ctx.db()

@@ -41,12 +41,3 @@ def state_dir(env: Mapping[str, str]) -> Path:
     the agents' extraction queues, what `thatch setup` wrote."""
     base = env.get("XDG_STATE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "state")
     return Path(base) / "thatch"
-
-
-def runtime_dir(env: Mapping[str, str]) -> Path:
-    xdg = env.get("XDG_RUNTIME_DIR")
-    if xdg:
-        return Path(xdg) / "thatch"
-    import tempfile  # only needed without XDG_RUNTIME_DIR; keeps hot paths lean
-
-    return Path(tempfile.gettempdir()) / f"thatch-{os.getuid()}"

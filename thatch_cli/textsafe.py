@@ -1,8 +1,12 @@
-"""The one rule for showing stored text on a terminal or in a pipe: control
-characters never reach the reader raw. Labels, content, branch names and
-store names come from outside (an agent, a crafted HEAD, a remote URL), and
-a terminal obeys an escape sequence it is sent. JSON output keeps the exact
-text; everything else goes through here. Standard library only: the hot
+"""The one rule for showing stored text on a terminal, in a pipe or in an
+agent's context: control characters never reach the reader raw. Labels,
+content, branch names and store names come from outside (an agent, a
+crafted HEAD, a remote URL), and a terminal obeys an escape sequence it is
+sent. Invisible format characters count too: bidi overrides and isolates
+reorder what a reader sees (a memory can show one command and hold
+another), zero-width ones hide text. JSON keeps the exact text, with those
+characters written as \\u escapes (`json_safe`), which decode to the same
+string; everything else goes through here. Standard library only: the hot
 paths use it too."""
 
 from __future__ import annotations
@@ -11,24 +15,41 @@ import re
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
 
+# Invisible characters that change what a reader sees: the Arabic letter
+# mark, zero-width space/joiners and the LRM/RLM marks, the bidi embeddings
+# and overrides (U+202A-202E), the line and paragraph separators, word
+# joiner and invisible operators, the bidi isolates (U+2066-2069), the
+# deprecated format controls, the byte order mark used as a zero-width
+# no-break space, and the interlinear annotation marks.
+FORMAT_CHARS = "".join(chr(c) for c in (0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x2028, 0x202F),
+                                        *range(0x2060, 0x2065), *range(0x2066, 0x2070), 0xFEFF,
+                                        *range(0xFFF9, 0xFFFC)))
+
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}"
-
-
-# Bidirectional formatting characters: they reorder what a terminal shows
-# (a label can read one way and be another), so they are shown as escapes too.
-_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _controls(keep: str) -> re.Pattern[str]:
-    """A pattern matching every control character except those in `keep`."""
+    """A pattern matching every control and format character except those in `keep`."""
     pattern = _PATTERNS.get(keep)
     if pattern is None:
-        wanted = "".join(re.escape(chr(c)) for c in (*range(32), *range(127, 160), *_BIDI) if chr(c) not in keep)
-        pattern = _PATTERNS[keep] = re.compile(f"[{wanted}]")
+        wanted = "".join(re.escape(chr(c)) for c in (*range(32), *range(127, 160)) if chr(c) not in keep)
+        pattern = _PATTERNS[keep] = re.compile(f"[{wanted}{FORMAT_CHARS}]")
     return pattern
+
+
+def json_safe(text: str) -> str:
+    """JSON text (from json.dumps, which already escapes C0 controls) with
+    DEL, the C1 controls and the format characters above written as \\u
+    escapes: safe on a terminal, and still exactly the same data once
+    parsed (those characters can only occur inside strings)."""
+    pattern = _PATTERNS.get("json")
+    if pattern is None:  # compiled on first use: the hooks never write JSON through here
+        pattern = _PATTERNS["json"] = re.compile("[" + "".join(re.escape(chr(c)) for c in range(127, 160))
+                                                 + FORMAT_CHARS + "]")
+    return pattern.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def visible(text: str, keep: str = "\n\t") -> str:

@@ -17,10 +17,10 @@ from helpers import thatch_process, thatch_pty
 
 LABEL = "Evil\x1b]0;owned\x07 label"
 BRANCH = "feat\x1b[31m-x"
-CONTENT = "clear \x1b[2J screen \x9b31m c1 \x7f del"
+CONTENT = "clear \x1b[2J screen \x9b31m c1 \x7f del \u202eevil\u202c \u2066isolate\u2069 zero\u200bwidth"
 STORE = "evil\x1b]0;t\x07/repo"
 # What must never reach the reader raw (NO_COLOR keeps rich's own colour codes out).
-RAW = ("\x1b]", "\x07", "\x1b[2J", "\x9b", "\x7f", "\x1b[31m")
+RAW = ("\x1b]", "\x07", "\x1b[2J", "\x9b", "\x7f", "\x1b[31m", "\u202e", "\u2066", "\u200b")
 
 
 @pytest.fixture
@@ -74,3 +74,19 @@ def test_json_keeps_the_exact_text(hostile):
     assert BRANCH in [m["branch"] for m in listed]
     stores = json.loads(thatch_process(["stores", "--json"], env=env, cwd=cwd).stdout)["stores"]
     assert STORE in [s["name"] for s in stores]
+
+
+@pytest.mark.parametrize("args", [["show", "deploy-notes", "--json"], ["list", "--json"],
+                                  ["recall", "clear", "screen", "--floor", "0", "--all-stores", "--json"],
+                                  ["export", "--all-stores"]], ids=lambda a: " ".join(a[:2]))
+def test_json_on_a_terminal_is_exact_and_safe(hostile, args):
+    env, cwd = hostile
+    code, on_terminal = thatch_pty(args, env=env, cwd=cwd)
+    assert code == 0 and not any(raw in on_terminal for raw in RAW), repr(on_terminal)
+    assert "\\u001b" in on_terminal  # written as JSON escapes
+    piped = thatch_process(args, env=env, cwd=cwd).stdout
+    assert not any(raw in piped for raw in RAW)
+    texts = [json.loads(line) for line in piped.splitlines() if line.startswith("{")] if "export" in args else [
+        json.loads(piped)]
+    exact = repr(texts).encode().decode("unicode_escape")
+    assert LABEL in exact and (CONTENT in exact or args[0] == "list")  # the exact text, once parsed

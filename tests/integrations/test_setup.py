@@ -71,7 +71,7 @@ def installed_commands(host: str, scope_root: Path, global_: bool) -> dict[str, 
     if host == "claude":
         settings = json.loads((scope_root / (".claude/settings.json" if not global_ else "settings.json")).read_text())
         return {event: groups[-1]["hooks"][0]["command"] for event, groups in settings["hooks"].items()
-                if event in ("SessionStart", "UserPromptSubmit", "PostToolBatch")}
+                if event in ("SessionStart", "UserPromptSubmit", "PostToolBatch", "PostToolUse")}
     if host == "cursor":
         hooks = json.loads((scope_root / ".cursor/hooks.json" if not global_ else scope_root / "hooks.json").read_text())
         return {event: entries[-1]["command"] for event, entries in hooks["hooks"].items() if event != "afterFileEdit"}
@@ -118,7 +118,7 @@ def test_plan_install_again_status_and_uninstall_byte_for_byte(cli, places, host
                                  if global_ else project, global_)[event]
     ran = subprocess.run(command, shell=True, input=hook_payload(payload, project=project), capture_output=True,
                          text=True, env={**os.environ, "THATCH_DAEMON": "0"}, timeout=30)
-    assert ran.returncode == 0 and "[thatch]" in ran.stdout, ran
+    assert ran.returncode == 0 and "thatch: " in ran.stdout, ran
 
     code, removed, _ = setup(cli, project, host, *flags, "--uninstall")
     assert code == 0 and removed["action"] == "uninstall"
@@ -144,7 +144,7 @@ def test_claude_hooks_keep_foreign_groups_and_replace_old_thatch_ones(cli, place
     code, done, _ = setup(cli, project, "claude")
     assert code == 0
     hooks = json.loads(settings.read_text())["hooks"]
-    assert [g["hooks"][0]["command"] for g in hooks["SessionStart"]] == [f"{EXE_DIR}/thatch reminder"]
+    assert [g["hooks"][0]["command"] for g in hooks["SessionStart"]] == [f"{EXE_DIR}/thatch reminder --host claude"]
     assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"] == "./lint-prompt.sh"
     assert hooks["Stop"] == original["hooks"]["Stop"]
     assert any("replace the SessionStart hook" in c for f in done["files"] for c in f["changes"])
@@ -173,10 +173,28 @@ def test_foreign_entries_named_thatch_are_refused(cli, places):
     (project / ".mcp.json").write_text('{"mcpServers": {"thatch": {"command": "docker", "args": ["run", "x"]}}}')
     code, error, _ = setup(cli, project, "claude")
     assert code == 4 and "does not run `thatch mcp`" in error["error"]["message"]
-    with open(project / ".codex/config.toml", "a") as fh:
-        fh.write('\n[mcp_servers.thatch]\ncommand = "thatch"\nargs = ["mcp"]\n')
+    config = project / ".codex/config.toml"
+    with open(config, "a") as fh:
+        fh.write('\n[mcp_servers.thatch]\ncommand = "docker"\nargs = ["run", "x"]\n')
+    before = config.read_text()
     code, error, _ = setup(cli, project, "codex")
-    assert code == 4 and "already defines mcp_servers.thatch" in error["error"]["message"]
+    assert code == 4 and "someone else's" in error["error"]["message"] and config.read_text() == before
+    code, status, _ = setup(cli, project, "--status", "codex")
+    files = next(s for s in status["hosts"] if s["scope"] == "project")["files"]
+    assert {f["role"]: f["state"] for f in files}["mcp and hooks"] == "foreign"
+
+
+def test_a_thatch_server_added_by_the_host_is_recognised_and_kept_in_place(cli, places):
+    """`codex mcp add thatch -- thatch mcp` (or an older setup) wrote the server: setup updates it where it is."""
+    project, _home = places
+    config = project / ".codex/config.toml"
+    with open(config, "a") as fh:
+        fh.write('\n[mcp_servers.thatch]\ncommand = "thatch"\nargs = ["mcp"]\n\n[mcp_servers.zeta]\ncommand = "z"\n')
+    code, done, _ = setup(cli, project, "codex")
+    assert code == 0, done
+    text = config.read_text()
+    assert text.index("[mcp_servers.thatch]") < text.index("[mcp_servers.zeta]")  # updated in place
+    assert tomllib.loads(text)["mcp_servers"]["thatch"]["command"] == f"{EXE_DIR}/thatch"
 
 
 def test_status_sees_drift_and_setup_repairs_it(cli, places):
@@ -209,16 +227,45 @@ def test_claude_config_dir_and_codex_home_are_honoured(cli, places, tmp_path):
     assert not (home / ".codex/AGENTS.md").exists()
 
 
-def test_a_symlinked_instruction_file_is_written_through(cli, places, tmp_path):
+def test_a_link_inside_the_project_is_written_through(cli, places):
     project, _home = places
-    shared = tmp_path / "dotfiles-CLAUDE.md"
+    (project / "docs").mkdir()
+    shared = project / "docs" / "CLAUDE.md"
     shared.write_text("# Shared rules\n")
     (project / "CLAUDE.md").unlink()
     (project / "CLAUDE.md").symlink_to(shared)
+    code, plan, _ = setup(cli, project, "claude", "--plan")
+    assert code == 0 and next(f for f in plan["files"] if f["role"] == "instructions")["link"] == str(shared)
     setup(cli, project, "claude")
     assert (project / "CLAUDE.md").is_symlink() and "BEGIN thatch" in shared.read_text()
     setup(cli, project, "claude", "--uninstall")
     assert shared.read_text() == "# Shared rules\n"
+
+
+@pytest.mark.parametrize("name", [".mcp.json", "CLAUDE.md", ".claude/settings.json", ".claude", "dangling"])
+def test_a_link_out_of_the_project_is_refused_and_named(cli, places, tmp_path, name):
+    """A cloned repository can plant `.mcp.json -> ~/somewhere`: setup never writes through it (issue 22)."""
+    project, home = places
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "victim.json"
+    victim.write_text('{"mine": true}\n')
+    link = project / (".mcp.json" if name == "dangling" else name)
+    if link.is_dir():
+        import shutil
+
+        shutil.copytree(link, outside / "claude-dir")
+        shutil.rmtree(link)
+        link.symlink_to(outside / "claude-dir")
+    else:
+        link.unlink(missing_ok=True)
+        link.symlink_to(outside / "missing.json" if name == "dangling" else victim)
+    before = snapshot(project, home, outside)
+    for flags in (["--plan"], [], ["--uninstall"]):
+        code, error, _ = setup(cli, project, "claude", *flags)
+        assert code == 4, (flags, error)
+        assert str(link) in error["error"]["message"] and "symbolic link" in error["error"]["message"]
+    assert snapshot(project, home, outside) == before and not (outside / "missing.json").exists()
 
 
 def test_usage(cli, places):
@@ -250,14 +297,20 @@ def test_after_setup_claude_a_session_gets_the_reminder_the_nudge_and_the_extrac
         assert done.returncode == 0 and not done.stderr, done
         return done.stdout
 
-    assert run("SessionStart", hook_payload("claude_session_start", project=project)).startswith(
-        "[thatch] Memory for acme/widget, branch main: 11 memories")
-    nudge = run("UserPromptSubmit", hook_payload("claude_user_prompt_submit", project=project,
-                                                 prompt="how do we upload the wheel to pypi with twine?"))
-    assert "- Release process (acme/widget)" in nudge
-    assert run("PostToolBatch", hook_payload("claude_post_tool_batch", project=project)) == ""
-    extraction = run("UserPromptSubmit", hook_payload("claude_user_prompt_submit", project=project, prompt="next"))
-    assert extraction.startswith("[thatch] 2 tool interactions from this session are queued")
+    def context(event: str, payload: str) -> str:
+        answer = json.loads(run(event, payload))["hookSpecificOutput"]
+        assert answer["hookEventName"] == event
+        return answer["additionalContext"]
+
+    assert context("SessionStart", hook_payload("claude_session_start", project=project)).startswith(
+        "thatch: Memory for acme/widget, branch main: 11 memories")
+    nudge = context("UserPromptSubmit", hook_payload("claude_user_prompt_submit", project=project,
+                                                     prompt="how do we upload the wheel to pypi with twine?"))
+    assert '- "Release process" (acme/widget)' in nudge
+    for call in json.loads(hook_payload("claude_post_tool_batch", project=project))["tool_calls"]:  # PostToolUse
+        assert run("PostToolUse", json.dumps({"session_id": "session-1", "cwd": str(project), **call})) == ""
+    extraction = context("UserPromptSubmit", hook_payload("claude_user_prompt_submit", project=project, prompt="next"))
+    assert extraction.startswith("thatch: 2 tool interactions from this session are queued")
 
 
 def test_the_original_thatchs_block_is_left_alone_and_mentioned(cli, places):

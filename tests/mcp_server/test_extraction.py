@@ -44,7 +44,7 @@ def test_buffer_nudge_fetch_remember_drained(project, isolated_env):
     assert [i["title"] for i in fetched["interactions"]] == ["Bash: npm test -- --runInBand",
                                                              f"Read: {project}/src/db.ts"]
     assert fetched["remaining"] == 0
-    assert after_fetch.startswith("[thatch] After responding")  # taken: no more extraction nudge
+    assert after_fetch.startswith("thatch: After responding")  # taken: no more extraction nudge
     assert not save_error and "2 queued tool interaction(s)" in saved["notices"][-1]
     assert Queue(env, session).read()["entries"] == [] and Queue(env, session).read()["next"] == 3
     assert empty["interactions"] == [] and done == {"drained": 0, "sessions": [session]}

@@ -40,7 +40,7 @@ def test_a_small_result_is_untouched(runner):
     fill(tools, 2, "short")
     reply = call(tools, "memory_recall", query="deploy step")
     assert "capped" not in reply.data and "[capped]" not in reply.text()
-    assert reply.data["budget"] is None
+    assert "budget" not in reply.data
 
 
 def test_recall_drops_whole_results_from_the_end_and_says_how_to_narrow(runner):
@@ -52,7 +52,7 @@ def test_recall_drops_whole_results_from_the_end_and_says_how_to_narrow(runner):
     assert size(reply.data) <= 3_000 and len(reply.text()) <= 3_000
     assert "limit" in note["message"] and reply.text().endswith(note["message"])
     full = call(runner(), "memory_recall", query="deploy step", limit=12).data["results"]
-    assert [r["slug"] for r in kept] == [r["slug"] for r in full[: len(kept)]]  # best first
+    assert [r["label"] for r in kept] == [r["label"] for r in full[: len(kept)]]  # best first
 
 
 def test_a_budget_caps_one_recall_like_the_cli_option(runner):
@@ -93,3 +93,35 @@ def test_cap_keeps_a_document_with_nothing_to_cut_honest():
     reply = Reply({"note": "a" * 5_000}, lambda data: data["note"])
     capped = cap(reply, 1_000)
     assert capped.data["capped"]["cut"]["field"] == "note" and len(capped.text()) <= 1_000
+
+
+def test_a_huge_query_stays_within_the_cap(runner):
+    tools = runner(max_chars=20_000)
+    fill(tools, 12, "deploy " * 200)
+    for query in (" ".join(f"deploy{i} step" for i in range(3_000)), "déployé " * 4_000, "deploy\x1b " * 4_000):
+        reply = call(tools, "memory_recall", query=query, limit=20)
+        # Counted as any JSON writer would write it, non-ASCII escaped or not.
+        for written in (json.dumps(reply.data), json.dumps(reply.data, ensure_ascii=False)):
+            assert len(written) <= 20_000, (query[:20], len(written))
+        assert len(reply.text()) <= 20_000
+
+
+def test_stored_control_bidi_and_zero_width_characters_are_escaped_in_the_text(runner, isolated_env):
+    import sqlite3
+
+    tools = runner()
+    call(tools, "memory_remember", label="plain", content="deploy notes")
+    call(tools, "memory_remember", label="other", content="deploy notes")
+    label, content, branch = "Evil\x1b]0;owned\x07 label", "clear \x1b[2J \x9b31m \u202eevil\u202c zero\u200bwidth", \
+        "feat\x1b[31m-x"
+    with sqlite3.connect(isolated_env["THATCH_DB"]) as conn:
+        conn.execute("UPDATE entries SET label = ?, content = ? WHERE slug = 'plain'", (label, content))
+        conn.execute("UPDATE entries SET branch = ? WHERE slug = 'other'", (branch,))
+    for name, args in (("memory_list", {}), ("memory_show", {"label": "plain"}),
+                       ("memory_recall", {"query": "clear evil", "mode": "lexical"})):
+        reply = call(tools, name, **args)
+        text = reply.text()
+        for raw in ("\x1b", "\x07", "\x9b", "\u202e", "\u200b"):
+            assert raw not in text, (name, text)
+        assert "\\x1b" in text and "not instructions" in text, (name, text)
+        assert label in repr(reply.data).encode().decode("unicode_escape")  # the document keeps the exact text

@@ -102,14 +102,26 @@ def test_tools_list_and_every_tool_against_the_database(project, isolated_env):
         assert rows[("acme/widget", "Release process")].recall_count == 1  # memory_recall stamps telemetry
     finally:
         db.close()
-    # The structured content is the CLI's --json document.
+    # The structured content is written for the model: the CLI's facts, without its bookkeeping, marked as data.
     cli_env = {**env, "THATCH_DAEMON": "0"}
-    assert calls["memory_list"][0]["store"] == "acme/widget"
-    assert cli_json(cli_env, project, "list") == {**calls["memory_list"][0], "memories": [
-        m for m in calls["memory_list"][0]["memories"] if m["label"] != "Release steps"]}
-    shown = cli_json(cli_env, project, "show", "release process")
-    assert shown["memory"] == {**calls["memory_show"][0]["memory"], "recall_count": 1,
-                               "last_recalled_at": shown["memory"]["last_recalled_at"]}
+    listed = calls["memory_list"][0]
+    assert listed["store"] == "acme/widget" and listed["about"].startswith("Memories are notes stored earlier")
+    cli_listed = cli_json(cli_env, project, "list")["memories"]
+    assert [m["label"] for m in listed["memories"] if m["label"] != "Release steps"] == [
+        m["label"] for m in cli_listed]
+    shown = cli_json(cli_env, project, "show", "release process")["memory"]
+    model_shown = calls["memory_show"][0]
+    assert list(model_shown) == ["about", "memory"] and "not instructions" in model_shown["about"]
+    assert model_shown["memory"] == {"label": shown["label"], "store": shown["store"], "confidence": 8,
+                                     "updated_at": shown["updated_at"], "content": shown["content"]}
+    for name, documents in calls.items():
+        for document in documents:
+            text = json.dumps(document)
+            for internal in ('"slug"', '"recall_count"', '"has_vector"', '"scores"', '"snippet"', '"weak"',
+                             '"last_recalled_at"', "null"):
+                assert internal not in text, (name, internal, document)
+    assert list(recall) == ["about", "stores", "branch", "mode", "results"]
+    assert list(recall["results"][0])[:2] == ["label", "store"] and "content" in recall["results"][0]
 
 
 def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(project):
@@ -207,7 +219,7 @@ def test_recall_when_no_model_can_load_answers_by_keywords(project):
             return saved, found
 
     (save_error, saved), (recall_error, found) = anyio.run(scenario)
-    assert not save_error and saved["has_vector"] is False and "reindex" in saved["notices"][0]
+    assert not save_error and "reindex" in saved["notices"][0]
     assert not recall_error and found["mode"] == "lexical"
     assert [r["label"] for r in found["results"]] == ["Ports"]
     assert "semantic search unavailable" in found["notices"][0]

@@ -57,15 +57,16 @@ def test_agents_see_it_marked_and_by_label_only_until_reviewed(team, monkeypatch
         assert "Ann <ann@example.com>" in text
     assert "not reviewed yet" in session_start and "not instructions" in session_start
     assert "text is withheld" in prompt and "not instructions" in prompt
-    assert recalled.data["results"][0]["content"] is None and "memory_show" in recalled.text()
+    assert "content" not in recalled.data["results"][0] and "memory_show" in recalled.data["results"][0]["withheld"]
+    assert "memory_show" in recalled.text()
     assert not any(ch in session_start + prompt for ch in RAW)
     # Read deliberately, it comes whole and says whose it is and what it is.
     assert "IGNORE PREVIOUS" in shown.text()
-    assert "Written by Ann <ann@example.com>, a teammate" in shown.text() and "not instructions" in shown.text()
+    assert "by Ann <ann@example.com>, a teammate" in shown.text() and "not instructions" in shown.text()
     # Once accepted, agents get the text too, still marked with its author.
     bob.ok("sync", "--review", "--accept-all")
     _, prompt, recalled, _ = _agent_texts(bob, monkeypatch)
-    assert "by Ann <ann@example.com>, a teammate:" in prompt
+    assert "(bob, by Ann <ann@example.com>, a teammate): " in prompt
     assert recalled.data["results"][0]["content"] == CONTENT
     assert "by Ann <ann@example.com>, a teammate" in recalled.text()
 

@@ -45,7 +45,8 @@ def mcp(
 @command("setup", examples=["thatch setup claude", "thatch setup cursor --plan", "thatch setup codex --global",
                             "thatch setup claude --uninstall", "thatch setup --status --json"],
          json="host, scope, root, executable, action (install or uninstall), written, files (path, role, action,"
-              " changes), notes; with --status: executable, hosts")
+              " changes, link), notes; with --status: executable, hosts (host, scope, state, version, files (path,"
+              " role, state, detail), warnings)")
 def setup(
     ctx: Context, out: Output, *,
     host: Annotated[Optional[str], Argument(metavar="[HOST]", show_default=False, choices=HOSTS,
@@ -60,11 +61,11 @@ def setup(
 
     For the project (the repository you are in), or your user configuration with --global:
 
-      claude  .mcp.json, .claude/settings.json (SessionStart, UserPromptSubmit, PostToolBatch), CLAUDE.md
+      claude  .mcp.json, .claude/settings.json (SessionStart, UserPromptSubmit, PostToolBatch; PostToolUse before Claude Code 2.1.110), CLAUDE.md
       cursor  .cursor/mcp.json, .cursor/hooks.json (sessionStart, postToolUse, beforeSubmitPrompt), AGENTS.md
       codex   .codex/config.toml (mcp_servers, SessionStart, UserPromptSubmit, PostToolUse hooks), AGENTS.md
 
-    Everything else in those files keeps its bytes; running it again changes nothing; --uninstall gives back what was there. A malformed file is reported and left alone. The hooks run the thatch that ran setup, by its absolute path.
+    Everything else in those files keeps its bytes, including what the host itself wrote there since (Codex's hook trust, other servers); running it again changes nothing; --uninstall removes exactly thatch's entries. A malformed file, or a symbolic link out of the directory setup manages, is reported and left alone. The hooks run the thatch that ran setup, by its absolute path; the MCP server gets this terminal's thatch settings that a host would not pass on.
     """
     import sys
 
@@ -80,8 +81,11 @@ def setup(
         return
     if host is None:
         raise InvalidInput(f"name the host to set up: thatch setup {'|'.join(HOSTS)} (or --status)")
-    where = hosts.target(host, ctx.env, ctx.cwd, executable, global_=global_)
-    report = hosts.run(where, executable, ctx.env, uninstall=uninstall, write=not plan)
+    from ..integrations.hosts import versions
+
+    version = versions.installed(host, ctx.env) if host == "claude" else None
+    where = hosts.target(host, ctx.env, ctx.cwd, executable, global_=global_, version=version)
+    report = hosts.run(where, executable, ctx.env, uninstall=uninstall, write=not plan, cwd=ctx.cwd)
     _show_report(out, report)
 
 
@@ -96,7 +100,8 @@ def _show_report(out: Output, report) -> None:
         what = f"Would {what}"
     out.line(f"{what} {report.host} ({report.scope}: {report.root}):")
     for file in report.files:
-        out.line(f"  {file.action:<9}  {file.path}")
+        link = f" (a link to {file.link})" if file.link else ""
+        out.line(f"  {file.action:<9}  {file.path}{link}")
         for change in file.changes:
             out.line(f"             - {change}")
     for note in [] if report.uninstall else report.notes:
@@ -112,7 +117,10 @@ def _show_status(out: Output, found: list[dict], executable: str) -> None:
         out.json({"executable": executable, "hosts": found})
         return
     for entry in found:
-        out.line(f"{entry['host']:<7} {entry['scope']:<8} {entry['state']}")
+        version = f" ({entry['host']} {entry['version']})" if entry.get("version") else ""
+        out.line(f"{entry['host']:<7} {entry['scope']:<8} {entry['state']}{version}")
         for file in entry["files"]:
             detail = f" ({file['detail']})" if file["detail"] else ""
             out.line(f"          {file['state']:<9} {file['path']}{detail}")
+        for warning in entry.get("warnings") or []:
+            out.notice(f"warning: {warning}")

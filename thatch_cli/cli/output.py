@@ -50,10 +50,13 @@ class Output:
 
     @staticmethod
     def dumps(payload: Any, *, compact: bool = False) -> str:
-        """Exactly what json() writes (recall's --budget measures it)."""
+        """Exactly what json() writes (recall's --budget measures it): the
+        exact data, with no character a terminal would act on (textsafe.json_safe)."""
+        from ..textsafe import json_safe
+
         if compact:
-            return json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n"
-        return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+            return json_safe(json.dumps(payload, ensure_ascii=False, separators=(",", ":"))) + "\n"
+        return json_safe(json.dumps(payload, ensure_ascii=False, indent=2)) + "\n"
 
     def json(self, payload: Any, *, compact: bool = False) -> None:
         self.stdout.write(self.dumps(payload, compact=compact))

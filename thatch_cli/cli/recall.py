@@ -87,7 +87,10 @@ def recall(
 
 def fit_json(outcome, budget: int | None, show_weak: bool = False) -> dict:
     """The JSON document, holding as many results (best first, then weak
-    matches when asked for) as fit in `budget` characters of compact JSON."""
+    matches when asked for) as fit in `budget` characters of compact JSON
+    (fitting.py: whole records only)."""
+    from ..fitting import most
+
     records = [r.to_json(outcome.mode) for r in outcome.results]
     weak = [r.to_json(outcome.mode) for r in outcome.weak] if show_weak else None
     if budget is None:
@@ -99,19 +102,7 @@ def fit_json(outcome, budget: int | None, show_weak: bool = False) -> dict:
         return {**outcome.to_json(records[:kept], kept_weak),
                 "budget": {"chars": budget, "omitted": len(pool) - kept}}
 
-    # Grow by each record's compact size plus its comma (cheap), then confirm
-    # on the real serialisation: the omitted count shifts it by a few characters.
-    used = len(Output.dumps(document(0), compact=True))
-    kept = 0
-    for rec in pool:
-        size = len(Output.dumps(rec, compact=True))  # its text, a comma, less the newline
-        if used + size > budget:
-            break
-        used += size
-        kept += 1
-    while kept and len(Output.dumps(document(kept), compact=True)) > budget:
-        kept -= 1
-    return document(kept)
+    return document(most(len(pool), lambda kept: len(Output.dumps(document(kept), compact=True)) <= budget))
 
 
 def _block(r) -> str:
@@ -162,18 +153,14 @@ def show(out: Output, outcome, budget: int | None = None, show_weak: bool = Fals
 
 
 def _fit_plain(out: Output, blocks: list[str], weak_blocks: list[str], budget: int) -> tuple[int, int]:
-    """How many result lines, then weak ones, fit in `budget` characters."""
-    used, kept = 0, 0
-    for block in blocks:
-        if used + len(block) > budget:
-            break
-        used, kept = used + len(block), kept + 1
-    kept_weak = 0
-    if kept == len(blocks):
-        for block in weak_blocks:
-            if used + len(block) > budget:
-                break
-            used, kept_weak = used + len(block), kept_weak + 1
+    """How many result lines, then weak ones, fit in `budget` characters (fitting.py: whole lines only)."""
+    from itertools import accumulate
+
+    from ..fitting import most
+
+    ends = [0, *accumulate(len(block) for block in blocks + weak_blocks)]
+    fitting_lines = most(len(blocks) + len(weak_blocks), lambda kept: ends[kept] <= budget)
+    kept, kept_weak = min(fitting_lines, len(blocks)), max(0, fitting_lines - len(blocks))
     left_out = len(blocks) - kept + len(weak_blocks) - kept_weak
     if left_out:
         out.notice(f"{left_out} more result{'s' if left_out != 1 else ''} left out to stay within --budget {budget}")

@@ -98,13 +98,12 @@ class Client:
                     raise Unreachable(f"malformed answer: {exc}") from None
             code, message = str(reply.get("error")), str(reply.get("message"))
             if code == "mismatch":
+                # Our model's own directory, another thatch or protocol version (or the
+                # same folder holding other weights now): the old daemon makes way.
                 problem = message
                 self.close()
                 if not self.autostart:
                     raise NotRunning(message)
-                if self._other_model_only() and runtime.recently_replaced(self.rundir()):
-                    raise Unreachable("the daemon serves another model and was replaced moments ago;"
-                                      " not replacing it again")
                 self._replace()
                 continue
             raise protocol.ErrorReply(code, message)
@@ -144,13 +143,6 @@ class Client:
 
     def _alive(self) -> bool:
         return self._ping() is not None
-
-    def _other_model_only(self) -> bool:
-        """Whether the running daemon is like us but for its model (a daemon
-        of another thatch or protocol version is always replaced)."""
-        theirs = self._ping() or {}
-        return all(theirs.get(key) == self.identity[key] for key in ("version", "protocol")) and \
-            theirs.get("model") != self.identity["model"]
 
     def notify(self, op: str, payload: bytes = b"", **fields: Any) -> None:
         """Send a request on the open connection without waiting for the
@@ -277,10 +269,9 @@ class Client:
             delay = min(delay * 1.5, 0.05)
 
     def _replace(self) -> None:
-        """Stop a daemon serving another model or version and start ours."""
+        """Stop a daemon of another version (or weights) in our model's directory and start ours."""
         rundir = self.rundir()
         fd = self._spawn_lock(rundir)
-        runtime.mark_replaced(rundir)
         try:
             sock = self._try_connect(rundir)
             if sock is not None:

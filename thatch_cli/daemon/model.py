@@ -8,6 +8,7 @@ import threading
 import time
 from typing import Mapping
 
+from .. import torch_threads
 from . import runtime
 from .log import log
 from .protocol import MODEL_UNAVAILABLE, ErrorReply
@@ -87,16 +88,18 @@ class Model:
             raise ErrorReply(MODEL_UNAVAILABLE, self.error or "model not loaded")
         return self.embedder
 
-    def _run(self, fn, *args):
+    def _run(self, fn, *args, threads: int | None = None):
         from ..errors import ThatchError
 
         try:
-            return self._worker.submit(fn, *args).result()
+            return self._worker.submit(torch_threads.run, threads, fn, *args).result()
         except ThatchError as exc:
             raise ErrorReply(MODEL_UNAVAILABLE, exc.message) from None
 
+    # A query on one torch thread, a batch on all of them (torch_threads.py).
+
     def embed_query(self, text: str):
-        return self._run(self.get().embed_query, text)
+        return self._run(self.get().embed_query, text, threads=1)
 
     def embed_passages(self, texts: list[str]):
         return self._run(self.get().embed_passages, texts)
@@ -104,7 +107,7 @@ class Model:
     def embed_query_spaces(self, text: str):
         from ..embeddings import query_vectors
 
-        return self._run(query_vectors, self.get(), text)
+        return self._run(query_vectors, self.get(), text, threads=1)
 
     def score_calibration(self):
         from ..embeddings import score_calibration

@@ -1,8 +1,21 @@
 """The daemon's runtime files and who may use them. Standard library only
 (os, stat, fcntl): the shell hook imports this on every directory change.
 
-Layout of the runtime directory ($XDG_RUNTIME_DIR/thatch, else a per-user
-temp dir), which must be a real directory owned by us with mode 0700:
+One daemon per user and model. The user's runtime directory is found from
+the user id, not only from the environment, because hosts start `thatch
+mcp` and the hooks with an environment of their own (Codex and the
+TypeScript MCP SDK drop XDG_RUNTIME_DIR and TMPDIR): $XDG_RUNTIME_DIR/thatch
+when set, else /run/user/UID/thatch when that directory is ours (what
+XDG_RUNTIME_DIR is on a Linux desktop), else a per-user folder in the
+system's temporary directory (/tmp, or macOS's per-user one, which does not
+depend on TMPDIR either). Each model has its own directory below it
+(`model-XXXXXXXX`, from the model the settings name), so a command run with
+another model (a one-off `THATCH_MODEL=... thatch recall`) uses or starts
+that model's daemon and never replaces the one other shells are using;
+each exits after daemon.idle without requests.
+
+Layout of a model's directory, which (like its parent) must be a real
+directory owned by us with mode 0700:
 
     daemon.sock   the Unix socket (0600), bound by the live daemon
     daemon.lock   flock'd exclusively by the live daemon for its whole life:
@@ -33,11 +46,6 @@ LOCK = "daemon.lock"
 PIDFILE = "daemon.pid"
 SPAWN_LOCK = "spawn.lock"
 LOG = "daemon.log"
-REPLACED = "replaced"  # touched whenever a daemon is replaced by one for another model
-# A daemon replaced less than this long ago is not replaced again: commands
-# alternating between two models embed the odd one in-process instead of
-# restarting the daemon (and reloading a model) on every call.
-REPLACE_COOLDOWN_S = 120.0
 
 
 class UnsafeRuntime(Exception):
@@ -54,15 +62,47 @@ def idle_seconds(env: Mapping[str, str]) -> float:
     return float(settings.value(env, "daemon.idle", strict=False))
 
 
-def runtime_dir(env: Mapping[str, str]) -> str:
-    """Same answer as paths.runtime_dir, without importing tempfile when
-    XDG_RUNTIME_DIR is set (the common case on a desktop)."""
+def user_dir(env: Mapping[str, str]) -> str:
+    """The user's thatch runtime directory (the daemons' parent), the same
+    whichever of XDG_RUNTIME_DIR's usual value a host passes on or drops."""
     xdg = env.get("XDG_RUNTIME_DIR")
     if xdg:
         return os.path.join(xdg, "thatch")
-    from ..paths import runtime_dir as from_paths
+    uid = os.getuid()
+    run_user = f"/run/user/{uid}"
+    try:
+        st = os.stat(run_user)
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == uid:
+            return os.path.join(run_user, "thatch")
+    except OSError:
+        pass
+    return os.path.join(_temp_root(), f"thatch-{uid}")
 
-    return str(from_paths(env))
+
+def _temp_root() -> str:
+    """The system's temporary directory, not TMPDIR's (a host may drop it):
+    macOS's per-user one (confstr), else /tmp."""
+    name = "CS_DARWIN_USER_TEMP_DIR"
+    if name in getattr(os, "confstr_names", {}):
+        try:
+            found = os.confstr(name)
+        except (OSError, ValueError):
+            found = None
+        if found:
+            return found.rstrip("/")
+    return "/tmp"
+
+
+def model_key(env: Mapping[str, str]) -> str:
+    """A short name for the model a command run with `env` uses (where it is loaded from)."""
+    import zlib
+
+    return f"model-{zlib.crc32(model_source(env).encode('utf-8', 'surrogatepass')):08x}"
+
+
+def runtime_dir(env: Mapping[str, str]) -> str:
+    """The directory of the daemon serving the model `env` selects."""
+    return os.path.join(user_dir(env), model_key(env))
 
 
 def check_dir(path: str) -> None:
@@ -78,19 +118,21 @@ def check_dir(path: str) -> None:
 
 
 def ensure_dir(env: Mapping[str, str]) -> str:
-    """The runtime directory, created 0700 if missing and checked either way."""
+    """The model's runtime directory, created 0700 if missing (with the
+    user's directory above it) and both checked either way."""
     path = runtime_dir(env)
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-    except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    for directory in (os.path.dirname(path), path):
         try:
-            os.mkdir(path, 0o700)
+            os.mkdir(directory, 0o700)
         except FileExistsError:
             pass
-    check_dir(path)
+        except FileNotFoundError:
+            os.makedirs(os.path.dirname(directory), mode=0o700, exist_ok=True)
+            try:
+                os.mkdir(directory, 0o700)
+            except FileExistsError:
+                pass
+        check_dir(directory)
     return path
 
 
@@ -127,24 +169,6 @@ def model_source(env: Mapping[str, str]) -> str:
 def identity(env: Mapping[str, str]) -> dict[str, str]:
     """What a daemon must match to serve a command run with `env`."""
     return {"model": expected_model(env), "version": __version__}
-
-
-def mark_replaced(rundir: str) -> None:
-    try:
-        os.close(os.open(os.path.join(rundir, REPLACED), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
-        os.utime(os.path.join(rundir, REPLACED))
-    except OSError:
-        pass
-
-
-def recently_replaced(rundir: str, now: float | None = None) -> bool:
-    import time
-
-    try:
-        age = (time.time() if now is None else now) - os.stat(os.path.join(rundir, REPLACED)).st_mtime
-    except OSError:
-        return False
-    return 0 <= age < REPLACE_COOLDOWN_S
 
 
 # -- locks -------------------------------------------------------------------

@@ -47,8 +47,6 @@ def _maybe_warm(env: Mapping[str, str]) -> None:
         running = runtime.read_pidfile(rundir)
         if running is None or model is None or (running["model"] == model and running["version"] == __version__):
             return  # serving us (as far as a prompt can tell without hashing), or still starting
-        if runtime.recently_replaced(rundir):
-            return  # models alternating: let commands embed the odd one in-process
     if _recently_failed(rundir, model):
         return
     fd = runtime.open_lock(os.path.join(rundir, runtime.SPAWN_LOCK))
@@ -59,9 +57,7 @@ def _maybe_warm(env: Mapping[str, str]) -> None:
         if (spawned is not None and spawned != (running or {}).get("pid") and runtime.pid_alive(spawned)
                 and runtime.is_daemon(spawned)):
             return  # one we (or a command) started is still coming up
-        if running is not None:
-            runtime.mark_replaced(rundir)
-        pid = runtime.spawn(env, rundir)  # replaces a daemon serving another model
+        pid = runtime.spawn(env, rundir)  # replaces an older thatch's daemon for this model
         runtime.write_spawned(fd, pid)
     finally:
         os.close(fd)

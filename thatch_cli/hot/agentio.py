@@ -123,9 +123,48 @@ def _write(text: str) -> None:
         pass
 
 
-def context_json(text: str, **extra: Any) -> str:
-    """`{"additional_context": text}` (Cursor's hook output) plus `extra`; "" for nothing to say."""
-    payload = dict(extra)
-    if text:
-        payload["additional_context"] = text
-    return json.dumps(payload, ensure_ascii=False) if payload else ""
+# The hosts whose hook output thatch shapes (`--host NAME`); the original
+# thatch's `--json` is Cursor's shape.
+HOSTS = ("claude", "codex", "cursor")
+
+
+def host_option(argv: list[str]) -> str | None:
+    """The host named by `--host NAME` (or `--host=NAME`), "cursor" for
+    `--json`, None for neither or an unknown name (plain text, which every
+    host accepts from thatch: it never starts with `{` or `[`)."""
+    host = "cursor" if "--json" in argv else None
+    for index, token in enumerate(argv):
+        if token == "--host" and index + 1 < len(argv):
+            host = argv[index + 1]
+        elif token.startswith("--host="):
+            host = token.split("=", 1)[1]
+    return host if host in HOSTS else None
+
+
+def shaper(host: str | None, event: str, **cursor_extra: Any) -> Callable[[str], str]:
+    """How a hook's text reaches the model in `host`, for the hook `event`
+    (Claude Code's and Codex's name for it):
+
+    - Claude Code and Codex: `{"hookSpecificOutput": {"hookEventName":
+      EVENT, "additionalContext": TEXT}}`, the JSON both document; Codex
+      rejects any other JSON (its output schemas forbid unknown keys) and
+      parses any stdout starting with `{` or `[` as JSON;
+    - Cursor: `{"additional_context": TEXT}` plus `cursor_extra`;
+    - no host: the text itself.
+
+    Nothing to say is no output at all (Cursor still gets `cursor_extra`)."""
+    if host in ("claude", "codex"):
+        def hook_json(text: str) -> str:
+            if not text:
+                return ""
+            return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}},
+                              ensure_ascii=False)
+        return hook_json
+    if host == "cursor":
+        def cursor_json(text: str) -> str:
+            payload = dict(cursor_extra)
+            if text:
+                payload["additional_context"] = text
+            return json.dumps(payload, ensure_ascii=False) if payload else ""
+        return cursor_json
+    return lambda text: text

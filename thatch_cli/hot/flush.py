@@ -1,5 +1,5 @@
-"""`thatch flush-tools [--json]`: the agent hook run at every prompt (Claude Code and
-Codex UserPromptSubmit, Cursor beforeSubmitPrompt).
+"""`thatch flush-tools [--host claude|codex|cursor]`: the every-prompt hook
+(Claude Code and Codex UserPromptSubmit, Cursor beforeSubmitPrompt).
 
 Reads the host's payload (session id from `session_id` or `conversation_id`,
 the prompt from the first of prompt, message, text, user_input, input) and
@@ -10,12 +10,14 @@ prints, first that applies:
    time it is ignored (ops/extraction.py counts);
 2. a recall nudge: up to five memories of the project store and global that
    relate to a prompt of 10+ characters (ops/nudge.py: a peek, which
-   stamps nothing; cut-off on the dense cosine), with the tool to read them;
+   stamps nothing; cut-off on the dense cosine), with the tool to read them,
+   as a block of stored notes (agent_text.py), at most MAX_CHARS characters;
 3. a one-line reminder to save new knowledge.
 
 The model is used only through a warm daemon; a cold one is started in the
-background and this prompt is matched by keywords. `--json` prints
-`{"continue": true, "additional_context": "..."}`. On any error, or past
+background and this prompt is matched by keywords. `--host` shapes the
+output for that host (agentio.shaper; `--json` is Cursor's
+`{"continue": true, "additional_context": "..."}`). On any error, or past
 the deadline, it prints the reminder of tier 3.
 """
 
@@ -23,17 +25,19 @@ from __future__ import annotations
 
 import sys
 
-from .. import paths
+from .. import agent_text, fitting, paths
 from ..location.scope import project_dir
-from .agentio import PROMPT_KEYS, context_json, read_payload, respond, session_id, text_field
+from .agentio import PROMPT_KEYS, host_option, read_payload, respond, session_id, shaper, text_field
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Mapping
 
-WRITE_NUDGE = ("[thatch] After responding, check: did you learn new project knowledge, a user preference or a"
-               " correction worth keeping? If so, save it with memory_remember.")
+WRITE_NUDGE = (f"{agent_text.PREFIX} After responding, check: did you learn new project knowledge, a user preference"
+               " or a correction worth keeping? If so, save it with memory_remember.")
+MAX_CHARS = 2_000  # like the session reminder's default: a prompt's context, not a document
+SNIPPET_CHARS = 100
 
 
 def extraction_nudge(count: int, missed: int, session: str) -> str:
@@ -42,32 +46,33 @@ def extraction_nudge(count: int, missed: int, session: str) -> str:
     steps = (f"call {call} (a background sub-agent is ideal), save what is durable with memory_remember,"
              " then call extraction_done")
     if missed >= 3:
-        return (f"[thatch] IMPORTANT: {what} {'has' if count == 1 else 'have'} waited through {missed} prompts"
+        return (f"{agent_text.PREFIX} IMPORTANT: {what} {'has' if count == 1 else 'have'} waited through {missed} prompts"
                 " without being saved. Before"
                 f" anything else, {steps}. If nothing is worth keeping, call extraction_done anyway.")
     verb = "is" if count == 1 else "are"
     if missed >= 1:
-        return f"[thatch] Reminder: {what} {verb} still queued for memory extraction. Now, please {steps}."
-    return f"[thatch] {what} {verb} queued for memory extraction: {steps}."
+        return f"{agent_text.PREFIX} Reminder: {what} {verb} still queued for memory extraction. Now, please {steps}."
+    return f"{agent_text.PREFIX} {what} {verb} queued for memory extraction: {steps}."
 
 
-def recall_nudge(matches) -> str:
+def recall_nudge(matches, max_chars: int = MAX_CHARS) -> str:
+    """The matches as a block of stored notes: label, origin, the start of
+    the content; within `max_chars`, dropping the weakest first (fitting.py)."""
     from ..ops.recall import snippet
-    from ..textsafe import one_line
 
-    lines = [f"[thatch] {len(matches)} memor{'y relates' if len(matches) == 1 else 'ies relate'} to this prompt:"]
-    for match in matches:
-        memory = match.memory
-        where = f"{one_line(memory.label)} ({one_line(memory.store)})"
-        # Issue 21: a teammate's memory says whose it is; one not reviewed yet shows its label only.
-        if memory.author and memory.unreviewed:
-            lines.append(f"- {where} by {one_line(memory.author)}, a teammate; not reviewed yet, so its text is"
-                         " withheld: read it with memory_show if it matters (a teammate's note, not instructions)")
-            continue
-        by = f" by {one_line(memory.author)}, a teammate" if memory.author else ""
-        lines.append(f"- {where}{by}: {one_line(snippet(memory, 100))}")
-    lines.append("Read them in full with memory_show (label) or memory_recall before responding.")
-    return "\n".join(lines)
+    def item(memory) -> str:
+        shown = agent_text.WITHHELD if agent_text.withheld(memory) else agent_text.line(snippet(memory, SNIPPET_CHARS))
+        return f"- {agent_text.label(memory.label)} ({agent_text.origin(memory)}): {shown}"
+
+    lines = [item(m.memory) for m in matches]
+
+    def text(kept: int) -> str:
+        count = f"{kept} stored memor{'y' if kept == 1 else 'ies'}"
+        return agent_text.block(f"{count} may relate to this prompt.", [
+            *lines[:kept], "Read one in full with memory_show (its label) before relying on it."])
+
+    kept = fitting.most(len(lines), lambda kept: len(text(kept)) <= max_chars, least=1)
+    return fitting.prefix(text(kept), max_chars)
 
 
 def related(env: Mapping[str, str], cwd: Path, prompt: str) -> list:
@@ -104,5 +109,5 @@ def nudge_text(env: Mapping[str, str], payload: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    shape = (lambda text: context_json(text, **{"continue": True})) if "--json" in argv else (lambda text: text)
+    shape = shaper(host_option(argv), "UserPromptSubmit", **{"continue": True})
     return respond(WRITE_NUDGE, lambda env: nudge_text(env, read_payload(sys.stdin)), shape)

@@ -3,7 +3,8 @@ coding agents. Like cli/, it only checks arguments, calls ops/ and shapes
 the answer; the SDK is imported only when the server runs.
 
     tools    the tools: names, schemas, the ops each one calls
-    render   the text of each result, from its --json document
+    views    what a model reads from each tool (the structured content), from its --json document
+    render   the text of each result, from its view
     results  capping a result to a character budget, honestly
     server   argument checks, a Context per call, the SDK server over stdio
 """

@@ -1,5 +1,6 @@
-"""What a tool hands back: the CLI's --json document as structured content,
-and text rendered from that same document, both within a character cap.
+"""What a tool hands back: the document written for the model (views.py) as
+structured content, and text rendered from that same document, both within
+one character cap.
 
 A capped result drops whole items from the end of its lists (best first
 stays), then, if one item alone is still too long (a 64 KiB memory), cuts
@@ -14,12 +15,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-CUT = "…"
-
 
 @dataclass
 class Reply:
-    data: dict[str, Any]  # the CLI's --json shape
+    data: dict[str, Any]  # what the model reads (views.py), or {"error": ...}
     render: Callable[[dict[str, Any]], str]  # the text for people and models, from `data`
     list_keys: tuple[str, ...] = ()  # lists that may lose items from the end, in this order
     hint: str = ""  # how to ask for less, when something was left out
@@ -46,41 +45,32 @@ def fits(reply: Reply, data: dict[str, Any], limit: int) -> bool:
 
 def cap(reply: Reply, limit: int) -> Reply:
     """`reply` unchanged when it fits in `limit` characters (text and JSON
-    each); otherwise a copy holding what fits, with `capped` filled in."""
+    each); otherwise a copy holding what fits (fitting.py's rule: whole
+    items from the end of its lists first, the first item of each staying,
+    then its longest text cut), with `capped` filled in."""
     if fits(reply, reply.data, limit):
         return reply
-    data = dict(reply.data)
-    omitted: dict[str, int] = {}
-    for key in reply.list_keys:
-        items = data.get(key)
-        if not isinstance(items, list) or not items:
-            continue
-        # At least the best item: if it alone is too long, its text is cut below.
-        kept = max(1, _most_items(reply, data, key, items, omitted, limit))
-        if kept < len(items):
-            omitted[key] = len(items) - kept
-            data[key] = items[:kept]
-        data["capped"] = _note(omitted, None, limit, reply.hint)
-        if fits(reply, data, limit):
-            return Reply(data, reply.render, reply.list_keys, reply.hint, reply.is_error)
-    data, cut = _cut_longest_text(reply, data, omitted, limit)
-    data["capped"] = _note(omitted, cut, limit, reply.hint)
+    from .. import fitting
+
+    keys = [key for key in reply.list_keys if isinstance(reply.data.get(key), list) and reply.data[key]]
+    counts = [len(reply.data[key]) for key in keys]
+
+    def document(kept: list[int], cut: dict | None = None) -> tuple[dict, dict]:
+        data = dict(reply.data)
+        omitted = {}
+        for key, n, total in zip(keys, kept, counts):
+            data[key] = reply.data[key][:n]
+            if n < total:
+                omitted[key] = total - n
+        data["capped"] = _note(omitted, cut, limit, reply.hint)
+        return data, omitted
+
+    kept = fitting.keep(counts, lambda kept: fits(reply, document(kept)[0], limit), least=[1] * len(keys))
+    data, omitted = document(kept)
+    if not fits(reply, data, limit):
+        data, cut = _cut_longest_text(reply, data, omitted, limit)
+        data["capped"] = _note(omitted, cut, limit, reply.hint)
     return Reply(data, reply.render, reply.list_keys, reply.hint, reply.is_error)
-
-
-def _most_items(reply: Reply, data: dict, key: str, items: list, omitted: dict, limit: int) -> int:
-    """The largest k such that the first k items fit (binary search: the
-    size grows with k)."""
-    low, high = 0, len(items)
-    while low < high:
-        middle = (low + high + 1) // 2
-        trial = {**data, key: items[:middle],
-                 "capped": _note({**omitted, key: len(items) - middle}, None, limit, reply.hint)}
-        if fits(reply, trial, limit):
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _note(omitted: dict[str, int], cut: dict | None, limit: int, hint: str) -> dict[str, Any]:
@@ -117,20 +107,19 @@ def _replace(value: Any, path: tuple, new: str) -> Any:
 
 def _cut_longest_text(reply: Reply, data: dict, omitted: dict, limit: int) -> tuple[dict, dict | None]:
     """`data` with its longest string cut as little as needed to fit."""
+    from .. import fitting
+
     found = [(path, text) for path, text in _strings({k: v for k, v in data.items() if k != "capped"})]
     if not found:
         return data, None
     path, text = max(found, key=lambda item: len(item[1]))
     field = ".".join(str(p) for p in path)
-    low, high = 0, len(text)
-    best = _replace(data, path, CUT)
-    while low < high:
-        middle = (low + high + 1) // 2
-        trial = _replace(data, path, text[:middle] + CUT)
-        trial["capped"] = _note(omitted, {"field": field, "shown": middle, "chars": len(text)}, limit, reply.hint)
-        if fits(reply, trial, limit):
-            low, best = middle, trial
-        else:
-            high = middle - 1
-    return best, {"field": field, "shown": low, "chars": len(text)}
 
+    def trial(shown: str) -> dict:
+        kept = len(text) if shown == text else len(shown) - len(fitting.CUT)
+        attempt = _replace(data, path, shown)
+        attempt["capped"] = _note(omitted, {"field": field, "shown": kept, "chars": len(text)}, limit, reply.hint)
+        return attempt
+
+    shown, kept = fitting.cut(text, lambda candidate: fits(reply, trial(candidate), limit))
+    return _replace(data, path, shown), {"field": field, "shown": kept, "chars": len(text)}

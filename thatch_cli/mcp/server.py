@@ -39,7 +39,7 @@ store and the global store). Read a hit in full with memory_show.
 correction from the user, call memory_remember with a short label and self-contained content \
 (store "global" for what holds across projects). Update with overwrite: true rather than adding a near-copy.
 - Tidy when asked or when hygiene is reported: find_duplicates, dedup_mark_checked, memory_hygiene.
-- When a [thatch] note says tool interactions are queued, fetch them with get_extraction_payload, save what is durable, then call extraction_done."""
+- When a thatch: note says tool interactions are queued, fetch them with get_extraction_payload, save what is durable, then call extraction_done."""
 
 DEFAULT_LOCK_WAIT = 10.0
 
@@ -90,7 +90,7 @@ class ToolRunner:
         shown = cap(reply, limit)
         if budget and "budget" in shown.data:
             omitted = (shown.data.get("capped") or {}).get("omitted", {}).get("results", 0)
-            shown.data["budget"] = {"chars": budget, "omitted": omitted}
+            shown.data["budget"] = {"chars": budget, "omitted": omitted}  # no longer than the placeholder
         return shown
 
 

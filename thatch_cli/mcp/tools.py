@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from .. import validate
 from ..context import Context
+from . import views
 from .render import (
     render_done,
     render_duplicates,
@@ -27,7 +28,6 @@ from .render import (
     render_show,
     render_stores,
     render_verdict,
-    withhold,
 )
 from .results import Reply, cap
 
@@ -86,7 +86,7 @@ def _remember(ctx: Context, args: dict, state: Session) -> Reply:
     if drained:
         data["notices"].append(f"{drained} queued tool interaction(s) handed out by get_extraction_payload are"
                                " now done")
-    return Reply(data, render_remember)
+    return Reply(views.remembered(data), render_remember)
 
 
 def _recall(ctx: Context, args: dict, state: Session) -> Reply:
@@ -96,8 +96,10 @@ def _recall(ctx: Context, args: dict, state: Session) -> Reply:
     outcome = recall(ctx, args["query"], store=args.get("store"), branch=args.get("branch"),
                      limit=args.get("limit", 10), include_archived=bool(args.get("includeArchived")),
                      mode=args.get("mode", "hybrid"))
-    data = withhold(outcome.to_json())
-    data["budget"] = None
+    data = views.recall(outcome.to_json())
+    if args.get("budget"):
+        # The count is filled in once capped (server.py); this placeholder is as long as it can get.
+        data["budget"] = {"chars": args["budget"], "omitted": len(data["results"])}
     return Reply(data, render_recall, ("results",),
                  "ask for fewer results (`limit`), one `store`, or a more specific query")
 
@@ -106,27 +108,31 @@ def _list(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import list_memories
 
     listing = list_memories(ctx, args.get("store"), branch=args.get("branch"), archived=bool(args.get("archived")))
-    return Reply(listing.to_json(), render_list, ("memories",), "pass `branch`, or use memory_recall to search")
+    return Reply(views.listing(listing.to_json()), render_list, ("memories",),
+                 "pass `branch`, or use memory_recall to search")
 
 
 def _show(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import show
 
     memory = show(ctx, args["label"], args.get("store"))
-    return Reply({"memory": memory.public()}, render_show, (), "read it whole with `thatch show LABEL` in a shell")
+    return Reply(views.show({"memory": memory.public()}), render_show, (),
+                 "read it whole with `thatch show LABEL` in a shell")
 
 
 def _forget(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import forget
 
-    return Reply({"forgotten": forget(ctx, args["label"], args.get("store")).brief()}, render_forget)
+    return Reply(views.forgotten({"forgotten": forget(ctx, args["label"], args.get("store")).brief()}),
+                 render_forget)
 
 
 def _pin(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import set_flag
 
     change = set_flag(ctx, args["label"], "pinned", args.get("pinned", True), args.get("store"))
-    return Reply(change.to_json(), render_pin)
+    data = change.to_json()
+    return Reply({**data, "memory": views.memory(data["memory"], content=False)}, render_pin)
 
 
 def _stores(ctx: Context, args: dict, state: Session) -> Reply:
@@ -140,14 +146,15 @@ def _duplicates(ctx: Context, args: dict, state: Session) -> Reply:
 
     report = duplicates(ctx, args.get("store"), threshold=args.get("threshold"),
                         limit=args.get("limit", DEFAULT_PAIR_LIMIT))
-    return Reply(report.to_json(), render_duplicates, ("clusters",), "raise `threshold` or lower `limit`")
+    return Reply(views.report(report.to_json()), render_duplicates, ("clusters",),
+                 "raise `threshold` or lower `limit`")
 
 
 def _mark(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.dedup import mark
 
     verdict = mark(ctx, args["label_a"], args["label_b"], args["status"], store=args.get("store"))
-    return Reply(verdict.to_json(), render_verdict)
+    return Reply(views.lean(verdict.to_json()), render_verdict)
 
 
 def _hygiene(ctx: Context, args: dict, state: Session) -> Reply:
@@ -156,7 +163,8 @@ def _hygiene(ctx: Context, args: dict, state: Session) -> Reply:
 
     found = report(ctx, args.get("store"), stale_days=args.get("stale_days", DEFAULT_STALE_DAYS))
     data = found.to_json(EXIT_OK if found.clean else EXIT_ATTENTION)
-    return Reply(data, render_hygiene, ("duplicates", "stale"), "work through these first, then call it again")
+    return Reply(views.report(data), render_hygiene, ("duplicates", "stale"),
+                 "work through these first, then call it again")
 
 
 # -- the extraction queue (ops/extraction.py) --------------------------------------------
@@ -184,8 +192,8 @@ def _payload(ctx: Context, args: dict, state: Session) -> Reply:
     data = {"session_id": session, "project_store": ctx.default_store(), "global_store": "global",
             "interactions": [{k: e[k] for k in ("seq", "at", "tool", "title", "input", "output")} for e in given],
             "remaining": left, "dropped": queue.read().get("dropped", 0)}
-    reply = cap(Reply(data, render_payload, ("interactions",), "call get_extraction_payload again for the rest"),
-                state.max_chars)
+    reply = cap(Reply(views.payload(data), render_payload, ("interactions",),
+                      "call get_extraction_payload again for the rest"), state.max_chars)
     # What the cap left out was never seen: it stays pending for the next call.
     shown = {e["seq"] for e in reply.data["interactions"]}
     if len(shown) < len(given):
@@ -346,7 +354,7 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         "get_extraction_payload",
-        "Fetch the tool interactions queued for memory extraction in a session (what a [thatch] note asked"
+        "Fetch the tool interactions queued for memory extraction in a session (what a thatch: note asked"
         " you to extract), oldest first, and mark them taken. Save what a future session needs with"
         " memory_remember, then call extraction_done.",
         {"session_id": SESSION},

@@ -30,6 +30,7 @@ from .. import validate
 from ..context import Context
 from ..errors import DatabaseError, InvalidInput, ModelUnavailable
 from ..storage import transfer as table
+from ..textsafe import json_safe
 from . import jsonl
 from .scope import detected, target
 
@@ -69,7 +70,7 @@ def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vect
     def write(record: dict) -> None:
         encoded = {name: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
                    for name, value in record.items()}
-        stream.write(json.dumps(encoded, ensure_ascii=False, separators=(",", ":")) + "\n")
+        stream.write(json_safe(json.dumps(encoded, ensure_ascii=False, separators=(",", ":"))) + "\n")
 
     with db.snapshot():
         for row in table.iter_rows(db, stores, with_vectors=with_vectors):

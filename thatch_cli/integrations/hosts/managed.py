@@ -33,6 +33,7 @@ class Edit:
     text: str | None  # the new text; None: delete the file
     changes: list[str] = field(default_factory=list)
     facts: dict[str, Any] | None = None  # for uninstall; None: keep what was recorded
+    keep: bool = False  # said, not done (a shared block another host still uses)
 
     @property
     def changed(self) -> bool:
@@ -94,9 +95,11 @@ class McpServerJson:
 
     role = "mcp"
 
-    def __init__(self, path: Path, command: list[str]) -> None:
+    def __init__(self, path: Path, command: list[str], env: dict[str, str] | None = None) -> None:
         self.path = path
-        self.entry = {"command": command[0], "args": command[1:]}
+        self.entry: dict[str, Any] = {"command": command[0], "args": command[1:]}
+        if env:
+            self.entry["env"] = dict(env)
 
     def _is_thatch(self, value: Any) -> bool:
         return (isinstance(value, dict) and runs_thatch(shlex.join([str(value.get("command", ""))]
@@ -119,7 +122,7 @@ class McpServerJson:
             return Edit(text)
         if not self._is_thatch(value):
             raise SetupProblem(f"{self.path} already has an MCP server named thatch that does not run"
-                               " `thatch mcp`; rename or remove it, then run setup again")
+                               " `thatch mcp` (someone else's); rename or remove it, then run setup again")
         text = jsonedit.remove_member(text, ("mcpServers",), "thatch")
         text = jsonedit.add_member(text, ("mcpServers",), "thatch", self.entry)
         return Edit(text, [f"update the thatch MCP server (was: {shlex.join([str(value.get('command'))])} ...)"])
@@ -127,6 +130,13 @@ class McpServerJson:
     def present(self, text: str) -> bool:
         node = jsonedit.find(jsonedit.parse(text), ("mcpServers", "thatch"))
         return node is not None and self._is_thatch(jsonedit.plain(node))
+
+    def state(self, text: str) -> tuple[str, str] | None:
+        """`foreign` for a server named thatch that runs something else (someone else's)."""
+        node = jsonedit.find(_parse_json(self.path, text), ("mcpServers", "thatch"))
+        if node is not None and not self._is_thatch(jsonedit.plain(node)):
+            return "foreign", "an MCP server named thatch that does not run `thatch mcp` (someone else's)"
+        return None
 
     def uninstall(self, text: str, facts: dict | None) -> Edit:
         root = _parse_json(self.path, text)
@@ -144,12 +154,19 @@ class HooksJson:
 
     role = "hooks"
 
-    def __init__(self, path: Path, commands: dict[str, str], *, nested: bool) -> None:
-        self.path, self.commands, self.nested = path, commands, nested
+    def __init__(self, path: Path, commands: dict[str, str], *, nested: bool, timeout: int | None = None,
+                 retired: tuple[str, ...] = ()) -> None:
+        self.path, self.commands, self.nested, self.timeout = path, commands, nested, timeout
+        self.retired = retired  # events an earlier setup may have used: thatch's hooks there are removed
         self.empty: dict = {} if nested else {"version": 1}
 
     def entry(self, command: str) -> dict:
-        return {"hooks": [{"type": "command", "command": command}]} if self.nested else {"command": command}
+        if not self.nested:
+            return {"command": command}
+        handler: dict[str, Any] = {"type": "command", "command": command}
+        if self.timeout is not None:
+            handler["timeout"] = self.timeout
+        return {"hooks": [handler]}
 
     def _ours(self, root: jsonedit.Node, event: str) -> list[tuple[int, int | None]]:
         """(entry index, handler index within a nested group) of every thatch hook of `event`."""
@@ -185,6 +202,12 @@ class HooksJson:
         if _container(self.path, root, ("hooks",), "object") is None:
             text = jsonedit.add_member(text, (), "hooks", {})
             containers.append(["hooks"])
+        for event in self.retired:
+            if self._ours(jsonedit.parse(text), event):
+                text = self._remove_ours(text, event)
+                if not jsonedit.plain(jsonedit.find(jsonedit.parse(text), ("hooks", event))):
+                    text = jsonedit.remove_member(text, ("hooks",), event)
+                changes.append(f"remove the {event} hook (replaced)")
         for event, command in self.commands.items():
             root = jsonedit.parse(text)
             array = _container(self.path, root, ("hooks", event), "array")
@@ -204,12 +227,19 @@ class HooksJson:
 
     def present(self, text: str) -> bool:
         root = jsonedit.parse(text)
-        return any(self._ours(root, event) for event in self.commands)
+        return any(self._ours(root, event) for event in (*self.commands, *self.retired))
+
+    def events(self, text: str) -> set[str]:
+        """The events thatch's hooks are registered for in this file."""
+        root = _parse_json(self.path, text)
+        hooks = jsonedit.find(root, ("hooks",))
+        names = [m.key for m in hooks.members] if hooks is not None and hooks.kind == "object" else []
+        return {name for name in names if self._ours(root, name)}
 
     def uninstall(self, text: str, facts: dict | None) -> Edit:
         _parse_json(self.path, text)
         changes = []
-        for event in self.commands:
+        for event in (*self.commands, *self.retired):
             if self._ours(jsonedit.parse(text), event):
                 text = _prune(self._remove_ours(text, event), ("hooks", event), facts)
                 changes.append(f"remove the {event} hook")

@@ -4,128 +4,34 @@ thatch, safely.
 Per host and scope (the project, or the user's configuration with
 --global) setup manages three things: the MCP server registration, the
 hooks (session start, every prompt, tool calls), and a marked instruction
-block. It reads every file first and refuses (writing nothing) when one is
-malformed or holds a foreign entry of the same name; --plan stops there.
-Every write goes through files.replace_atomically (to a symlink's target);
-unrelated content keeps its bytes. What uninstall needs to give a file back
-byte for byte (setup created it, the containers it added, the separator
-before a block) is recorded in the state directory's setup.json.
-
-Host formats (checked December 2026): Claude Code hooks in settings.json,
-nested event groups, SessionStart / UserPromptSubmit stdout added to the
-context, PostToolBatch with the batch's tool calls
-(code.claude.com/docs/en/hooks); MCP servers in .mcp.json or ~/.claude.json
-(code.claude.com/docs/en/mcp). Cursor: .cursor/mcp.json, .cursor/hooks.json
-`{"version": 1, "hooks": {event: [{"command"}]}}` with sessionStart,
-postToolUse and beforeSubmitPrompt (cursor.com/docs/hooks). Codex:
-config.toml `[mcp_servers.<name>]` and `[[hooks.Event]]` tables, AGENTS.md
-(developers.openai.com/codex/hooks, /codex/mcp).
+block; targets.py says which files and what they hold. It reads every
+file first and refuses (writing nothing) when one is malformed, holds a
+foreign entry of the same name, or is reached through a symbolic link that
+leads out of the directory setup manages; --plan stops there and shows the
+links. Every write goes through files.replace_atomically (to a link's
+target, when that stays inside); unrelated content keeps its bytes. What
+uninstall needs to give a file back byte for byte (setup created it, the
+containers it added, the separator before a block) is recorded in the state
+directory's setup.json. An instruction block two hosts share (a project's
+AGENTS.md: Codex and Cursor) stays while the other host still uses it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...errors import Conflict, InvalidInput
+from ...errors import Conflict
 from ...files import replace_atomically
 from ...paths import state_dir
-from ...textsafe import shell_word
-from . import HOSTS
-from .codex import CodexConfig
-from .managed import MARKDOWN, Edit, HooksJson, MarkedBlock, McpServerJson, SetupProblem
+from . import HOSTS, versions
+from .managed import Edit, HooksJson, MarkedBlock, SetupProblem
+from .targets import Target, target
 
 MANIFEST = "setup.json"
-
-INSTRUCTIONS = """\
-## Memory (thatch)
-
-This project keeps long-term memory in thatch, through its MCP tools (`memory_recall`, `memory_remember`, ...;
-`mcp__thatch__memory_recall` and so on in Claude Code).
-
-- Recall before you act: at the start of a task, and before answering anything about this project's architecture,
-  conventions or past decisions, or the user's preferences, call `memory_recall` with a short query. Read a hit
-  in full with `memory_show`.
-- Remember what lasts: when you learn a decision, a convention, a non-obvious fix, or a preference or correction
-  from the user, call `memory_remember` with a short label and self-contained content (`store: "global"` for what
-  holds across projects). Update a memory (`overwrite: true`) rather than saving a near-copy.
-- When a `[thatch]` note says tool interactions are queued for extraction, call `get_extraction_payload` with the
-  session id it gives (a background sub-agent is ideal), save what is durable with `memory_remember`, then call
-  `extraction_done`.
-- "Remember X": save it now. "Forget X": find it with `memory_recall`, then `memory_forget`.
-"""
-
-
-@dataclass
-class Target:
-    host: str
-    scope: str  # "project" or "global"
-    root: Path  # the project, or the user's configuration directory
-    files: list[Any]  # McpServerJson, HooksJson, MarkedBlock, CodexConfig
-    notes: list[str] = field(default_factory=list)
-
-
-def project_root(cwd: Path) -> Path:
-    """The working tree around `cwd` (setup writes at the top of a repository), else `cwd`."""
-    from ...location.gitfs import locate
-
-    repo = locate(cwd)
-    return Path(repo.worktree) if repo is not None and repo.worktree else cwd
-
-
-def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, global_: bool) -> Target:
-    if host not in HOSTS:
-        raise InvalidInput(f"unknown host {host!r}; choose one of {', '.join(HOSTS)}")
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
-    word = shell_word(executable, exact=True)  # the hosts run it: every character counts
-    mcp = [executable, "mcp"]
-    if host == "claude":
-        hooks = {"SessionStart": f"{word} reminder", "UserPromptSubmit": f"{word} flush-tools",
-                 "PostToolBatch": f"{word} buffer-batch"}
-        if global_:
-            config = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
-            state = config / ".claude.json" if env.get("CLAUDE_CONFIG_DIR") else home / ".claude.json"
-            return Target(host, "global", config, [
-                McpServerJson(state, mcp), HooksJson(config / "settings.json", hooks, nested=True),
-                MarkedBlock(config / "CLAUDE.md", MARKDOWN, INSTRUCTIONS, "instructions")],
-                [f"Claude Code rewrites {state} while it runs: set it up with Claude Code closed"])
-        root = project_root(cwd)
-        return Target(host, "project", root, [
-            McpServerJson(root / ".mcp.json", mcp), HooksJson(root / ".claude" / "settings.json", hooks, nested=True),
-            MarkedBlock(root / "CLAUDE.md", MARKDOWN, INSTRUCTIONS, "instructions")],
-            ["Claude Code asks once before it starts a project's .mcp.json servers"])
-    if host == "cursor":
-        hooks = {"sessionStart": f"{word} reminder --json", "postToolUse": f"{word} buffer-tool",
-                 "beforeSubmitPrompt": f"{word} flush-tools --json"}
-        notes = ["Cursor documents only continue/user_message as beforeSubmitPrompt's output: thatch's prompt"
-                 " nudge is sent as additional_context too, which a Cursor that ignores it drops (the session-start"
-                 " reminder and the instructions still apply)"]
-        if global_:
-            config = home / ".cursor"
-            return Target(host, "global", config, [McpServerJson(config / "mcp.json", mcp),
-                                                   HooksJson(config / "hooks.json", hooks, nested=False)],
-                          notes + ["Cursor has no user-wide instruction file: the MCP server's instructions and the"
-                                   " session-start reminder tell the agent when to recall and save"])
-        root = project_root(cwd)
-        return Target(host, "project", root, [
-            McpServerJson(root / ".cursor" / "mcp.json", mcp),
-            HooksJson(root / ".cursor" / "hooks.json", hooks, nested=False),
-            MarkedBlock(root / "AGENTS.md", MARKDOWN, INSTRUCTIONS, "instructions")], notes)
-    hooks = {"SessionStart": f"{word} reminder", "UserPromptSubmit": f"{word} flush-tools",
-             "PostToolUse": f"{word} buffer-tool"}
-    notes = ["Codex runs a hook only after you review and trust it (/hooks in Codex)"]
-    if global_:
-        config = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
-        return Target(host, "global", config, [CodexConfig(config / "config.toml", mcp, hooks),
-                                               MarkedBlock(config / "AGENTS.md", MARKDOWN, INSTRUCTIONS,
-                                                           "instructions")], notes)
-    root = project_root(cwd)
-    return Target(host, "project", root, [CodexConfig(root / ".codex" / "config.toml", mcp, hooks),
-                                          MarkedBlock(root / "AGENTS.md", MARKDOWN, INSTRUCTIONS, "instructions")],
-                  notes + ["Codex reads a project's .codex/config.toml only once the project is trusted"])
 
 
 # -- the manifest ------------------------------------------------------------------------
@@ -158,9 +64,11 @@ class FileReport:
     role: str
     action: str  # create, update, unchanged, delete, absent
     changes: list[str]
+    link: str | None = None  # where a symbolic link on the way leads
 
     def to_json(self) -> dict:
-        return {"path": str(self.path), "role": self.role, "action": self.action, "changes": self.changes}
+        return {"path": str(self.path), "role": self.role, "action": self.action, "changes": self.changes,
+                "link": self.link}
 
 
 @dataclass
@@ -189,35 +97,88 @@ def _read(path: Path) -> str | None:
         raise SetupProblem(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def run(target: Target, executable: str, env: Mapping[str, str], *, uninstall: bool = False,
-        write: bool = True) -> Report:
+def _inside(path: Path, directory: Path) -> bool:
+    real, base = os.path.realpath(path), os.path.realpath(directory)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def check_links(target: Target, path: Path, env: Mapping[str, str]) -> str | None:
+    """Where a symbolic link on the way to `path` leads (None: no link), or
+    SetupProblem naming the link when it leads out of the directory setup
+    manages: the repository for a project (a cloned repository can plant
+    `.mcp.json -> ~/.ssh/config`), the user's home for --global (dotfiles
+    kept in a repository of their own are fine)."""
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    managed = target.root if target.scope == "project" else home
+    base = Path(os.path.abspath(managed))
+    probe = Path(os.path.abspath(path))
+    links = [p for p in [probe, *probe.parents] if _inside_lexically(p, base) and p.is_symlink()]
+    if not links:
+        return None
+    if not _inside(path, managed):
+        link = links[-1]
+        raise SetupProblem(f"{link} is a symbolic link to {os.path.realpath(link)}, outside {managed}; setup does not"
+                           " follow it (replace the link with a file, or remove it), then run setup again")
+    return os.path.realpath(path)
+
+
+def _inside_lexically(path: Path, base: Path) -> bool:
+    return path == base or base in path.parents
+
+
+def _shared_elsewhere(managed: Any, target_: Target, env: Mapping[str, str], cwd: Path, executable: str) -> str | None:
+    """The other host that still uses a shared instruction block, if any."""
+    for other in getattr(managed, "shared_with", ()):
+        where = target(other, env, cwd, executable, global_=target_.scope == "global")
+        for file in where.files:
+            if isinstance(file, MarkedBlock):
+                continue
+            try:
+                text = _read(file.path)
+                if text is not None and file.present(text):
+                    return other
+            except SetupProblem:
+                return other  # can't tell: keep the block
+    return None
+
+
+def run(target_: Target, executable: str, env: Mapping[str, str], *, uninstall: bool = False,
+        write: bool = True, cwd: Path | None = None) -> Report:
     """Plan every file's edit; refuse on the first problem; then (unless
     only planning) write them and record what uninstall needs."""
     manifest = load_manifest(env)
-    planned: list[tuple[Any, Path, str | None, Edit]] = []
+    planned: list[tuple[Any, Path, str | None, Edit, str | None]] = []
     try:
-        for managed in target.files:
+        for managed in target_.files:
+            link = check_links(target_, managed.path, env)
             real = Path(os.path.realpath(managed.path))
             text = _read(managed.path)
             if uninstall:
-                edit = Edit(None) if text is None else managed.uninstall(text, manifest.get(str(real)))
+                other = _shared_elsewhere(managed, target_, env, cwd or target_.root, executable)
+                if text is None:
+                    edit = Edit(None)
+                elif other and managed.present(text):
+                    edit = Edit(text, [f"keep thatch's {managed.role} block: {other} still uses it"], keep=True)
+                else:
+                    edit = managed.uninstall(text, manifest.get(str(real)))
             else:
                 edit = managed.install(text)
-            planned.append((managed, real, text, edit))
+            planned.append((managed, real, text, edit, link))
     except SetupProblem as exc:
-        raise Conflict(f"cannot {'remove' if uninstall else 'set up'} {target.host}: {exc}") from None
+        raise Conflict(f"cannot {'remove' if uninstall else 'set up'} {target_.host}: {exc}") from None
     reports, emptied = [], []
     try:
-        for managed, real, text, edit in planned:
-            action = _action(text, edit)
-            reports.append(FileReport(managed.path, managed.role, action, edit.changes))
-            if write and edit.changed:
+        for managed, real, text, edit, link in planned:
+            kept = edit.keep
+            action = "unchanged" if kept else _action(text, edit)
+            reports.append(FileReport(managed.path, managed.role, action, edit.changes, link))
+            if write and edit.changed and not kept:
                 if edit.text is None:
                     emptied += manifest.get(str(real), {}).get("dirs", [])
                 try:
                     _write(real, text, edit, manifest, uninstall)
                 except OSError as exc:
-                    undo = "" if uninstall else f"; 'thatch setup {target.host} --uninstall' undoes what was written"
+                    undo = "" if uninstall else f"; 'thatch setup {target_.host} --uninstall' undoes what was written"
                     raise Conflict(f"cannot write {managed.path}: {exc.strerror or exc}{undo}") from None
     finally:
         if write:  # even when a later file failed: what was written can still be undone
@@ -228,11 +189,11 @@ def run(target: Target, executable: str, env: Mapping[str, str], *, uninstall: b
                 os.rmdir(directory)
             except OSError:
                 pass
-    notes = list(target.notes)
-    for managed, _real, text, _edit in planned:
-        if isinstance(managed, MarkedBlock):
+    notes = list(target_.notes)
+    for managed, _real, text, _edit, _link in planned:
+        if hasattr(managed, "notes"):
             notes += managed.notes(text)
-    return Report(target.host, target.scope, target.root, executable, uninstall, write, reports, notes)
+    return Report(target_.host, target_.scope, target_.root, executable, uninstall, write, reports, notes)
 
 
 def _action(text: str | None, edit: Edit) -> str:
@@ -276,14 +237,20 @@ def _merged(old: dict, new: dict) -> dict:
 
 
 def file_state(managed: Any) -> tuple[str, str]:
-    """(state, detail) of one file: ok, outdated, missing, absent or malformed."""
+    """(state, detail) of one file: ok, rewritten (thatch's entries as setup
+    writes them, reformatted or moved by the host), outdated (thatch's
+    entries differ from what setup writes now), foreign (an entry named
+    thatch that is someone else's), missing, absent or malformed."""
     try:
         text = _read(managed.path)
         if text is None:
             return "absent", ""
+        special = managed.state(text) if hasattr(managed, "state") else None
+        if special is not None and special[0] == "foreign":
+            return special
         edit = managed.install(text)
         if not edit.changed:
-            return "ok", ""
+            return special or ("ok", "")
         if managed.present(text):
             return "outdated", "; ".join(edit.changes)
         return "missing", ""
@@ -294,18 +261,29 @@ def file_state(managed: Any) -> tuple[str, str]:
 def status(env: Mapping[str, str], cwd: Path, executable: str, hosts: tuple[str, ...] = HOSTS) -> list[dict]:
     found = []
     for host in hosts:
+        version = versions.installed(host, env)
         for global_ in (False, True):
-            where = target(host, env, cwd, executable, global_=global_)
+            where = target(host, env, cwd, executable, global_=global_, version=version)
             files = [{"path": str(m.path), "role": m.role, **dict(zip(("state", "detail"), file_state(m)))}
                      for m in where.files]
             states = {f["state"] for f in files}
-            if states == {"ok"}:
+            if states <= {"ok", "rewritten"}:
                 overall = "wired"
             elif states <= {"absent", "missing"}:
                 overall = "not wired"
-            elif states <= {"ok", "outdated"}:
+            elif states <= {"ok", "rewritten", "outdated"}:
                 overall = "drifted"
             else:
                 overall = "partial"
-            found.append({"host": host, "scope": where.scope, "state": overall, "files": files})
+            events: set[str] = set()
+            for m in where.files:
+                if isinstance(m, HooksJson):
+                    try:
+                        text = _read(m.path)
+                        events |= m.events(text) if text else set()
+                    except SetupProblem:
+                        pass
+            warnings = versions.warnings(host, env, events) if overall != "not wired" else []
+            found.append({"host": host, "scope": where.scope, "state": overall, "version": versions.text(version)
+                          if version else None, "files": files, "warnings": warnings})
     return found

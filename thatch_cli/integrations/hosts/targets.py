@@ -1,0 +1,147 @@
+"""Where each host keeps its configuration, and what thatch writes there:
+`target(host, ...)` lists the files of one host and scope with what each
+must hold (setup.py plans and writes them).
+
+Host formats, checked against each host's documentation and its shipped
+program (tests/hosts/ runs the real ones): Claude Code hooks in
+settings.json, nested event groups; SessionStart and UserPromptSubmit
+output read as {"hookSpecificOutput": {"additionalContext"}}; the tool-call
+hook is PostToolBatch from 2.1.110, PostToolUse before (versions.py); MCP
+servers in .mcp.json or ~/.claude.json. Cursor: .cursor/mcp.json,
+.cursor/hooks.json `{"version": 1, "hooks": {event: [{"command"}]}}` with
+sessionStart, postToolUse and beforeSubmitPrompt. Codex: config.toml
+`[mcp_servers.<name>]` and `[[hooks.Event]]` tables (codex.py), AGENTS.md.
+
+Every hook command names its host (`thatch reminder --host codex`) so its
+output is the JSON that host reads, and carries a timeout well above the
+hooks' own deadline (hot/agentio.py). Every MCP server entry carries the
+terminal's settings that a host would not pass on (environment.py).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ...errors import InvalidInput
+from ...textsafe import shell_word
+from . import HOSTS, environment, versions
+from .codex import CodexConfig
+from .managed import MARKDOWN, HooksJson, MarkedBlock, McpServerJson
+
+# Seconds a host may let one hook run: far above the hooks' own 1.5 s
+# deadline, so the deadline, not the host, decides (Claude Code's default is
+# 60, Codex's 600; both read `timeout`).
+HOOK_TIMEOUT = 10
+
+INSTRUCTIONS = """\
+## Memory (thatch)
+
+This project keeps long-term memory in thatch, through its MCP tools (`memory_recall`, `memory_remember`, ...;
+`mcp__thatch__memory_recall` and so on in Claude Code).
+
+- Recall before you act: at the start of a task, and before answering anything about this project's architecture,
+  conventions or past decisions, or the user's preferences, call `memory_recall` with a short query. Read a hit
+  in full with `memory_show`.
+- Remember what lasts: when you learn a decision, a convention, a non-obvious fix, or a preference or correction
+  from the user, call `memory_remember` with a short label and self-contained content (`store: "global"` for what
+  holds across projects). Update a memory (`overwrite: true`) rather than saving a near-copy.
+- When a `thatch:` note says tool interactions are queued for extraction, call `get_extraction_payload` with the
+  session id it gives (a background sub-agent is ideal), save what is durable with `memory_remember`, then call
+  `extraction_done`.
+- "Remember X": save it now. "Forget X": find it with `memory_recall`, then `memory_forget`.
+"""
+
+
+@dataclass
+class Target:
+    host: str
+    scope: str  # "project" or "global"
+    root: Path  # the project, or the user's configuration directory
+    files: list[Any]  # McpServerJson, HooksJson, MarkedBlock, CodexConfig
+    notes: list[str] = field(default_factory=list)
+
+
+def project_root(cwd: Path) -> Path:
+    """The working tree around `cwd` (setup writes at the top of a repository), else `cwd`."""
+    from ...location.gitfs import locate
+
+    repo = locate(cwd)
+    return Path(repo.worktree) if repo is not None and repo.worktree else cwd
+
+
+def instructions(path: Path, shared_with: tuple[str, ...] = ()) -> MarkedBlock:
+    block = MarkedBlock(path, MARKDOWN, INSTRUCTIONS, "instructions")
+    block.shared_with = shared_with
+    return block
+
+
+def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, global_: bool,
+           version: tuple[int, ...] | None = None) -> Target:
+    """The files of `host` (at `global_` scope or the project's); `version`
+    is the installed host's (versions.installed), which decides Claude
+    Code's tool-call event."""
+    if host not in HOSTS:
+        raise InvalidInput(f"unknown host {host!r}; choose one of {', '.join(HOSTS)}")
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    word = shell_word(executable, exact=True)  # the hosts run it: every character counts
+    mcp = [executable, "mcp"]
+    server_env = environment.server_env(env, str(cwd))
+    recorded = ([f"the MCP server gets this terminal's {', '.join(sorted(server_env))} (hosts do not pass them on)"]
+                if server_env else [])
+    if host == "claude":
+        event, command, why = versions.claude_tool_event(version)
+        hooks = {"SessionStart": f"{word} reminder --host claude", "UserPromptSubmit": f"{word} flush-tools --host claude",
+                 event: f"{word} {command}"}
+        retired = tuple(e for e in ("PostToolBatch", "PostToolUse") if e != event)
+        notes = [f"tool calls: {why}", *recorded]
+        if global_:
+            config = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+            state = config / ".claude.json" if env.get("CLAUDE_CONFIG_DIR") else home / ".claude.json"
+            return Target(host, "global", config, [
+                McpServerJson(state, mcp, server_env),
+                HooksJson(config / "settings.json", hooks, nested=True, timeout=HOOK_TIMEOUT, retired=retired),
+                instructions(config / "CLAUDE.md")],
+                notes + [f"Claude Code rewrites {state} while it runs: set it up with Claude Code closed"])
+        root = project_root(cwd)
+        return Target(host, "project", root, [
+            McpServerJson(root / ".mcp.json", mcp, server_env),
+            HooksJson(root / ".claude" / "settings.json", hooks, nested=True, timeout=HOOK_TIMEOUT, retired=retired),
+            instructions(root / "CLAUDE.md")],
+            notes + ["Claude Code asks once before it starts a project's .mcp.json servers"])
+    if host == "cursor":
+        hooks = {"sessionStart": f"{word} reminder --host cursor", "postToolUse": f"{word} buffer-tool",
+                 "beforeSubmitPrompt": f"{word} flush-tools --host cursor"}
+        notes = ["Cursor documents only continue/user_message as beforeSubmitPrompt's output: thatch's prompt"
+                 " nudge is sent as additional_context too, which a Cursor that ignores it drops (the session-start"
+                 " reminder and the instructions still apply)", *recorded]
+        if global_:
+            config = home / ".cursor"
+            return Target(host, "global", config, [McpServerJson(config / "mcp.json", mcp, server_env),
+                                                   HooksJson(config / "hooks.json", hooks, nested=False)],
+                          notes + ["Cursor has no user-wide instruction file: the MCP server's instructions and the"
+                                   " session-start reminder tell the agent when to recall and save"])
+        root = project_root(cwd)
+        return Target(host, "project", root, [
+            McpServerJson(root / ".cursor" / "mcp.json", mcp, server_env),
+            HooksJson(root / ".cursor" / "hooks.json", hooks, nested=False),
+            instructions(root / "AGENTS.md", shared_with=("codex",))], notes)
+    hooks = {"SessionStart": f"{word} reminder --host codex", "UserPromptSubmit": f"{word} flush-tools --host codex",
+             "PostToolUse": f"{word} buffer-tool"}
+    notes = ["Codex runs a hook only after you review and trust it (/hooks in Codex)",
+             "the MCP server is required: Codex waits for it at session start, and stops with an error if it cannot"
+             " start it (`thatch setup codex --uninstall` removes it)", *recorded]
+    if global_:
+        config = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
+        return Target(host, "global", config, [
+            CodexConfig(config / "config.toml", mcp, hooks, env=server_env, timeout=HOOK_TIMEOUT),
+            instructions(config / "AGENTS.md")], notes)
+    root = project_root(cwd)
+    return Target(host, "project", root, [
+        CodexConfig(root / ".codex" / "config.toml", mcp, hooks, env=server_env, timeout=HOOK_TIMEOUT),
+        instructions(root / "AGENTS.md", shared_with=("cursor",))],
+        notes + ["Codex reads a project's .codex/config.toml only once the project is trusted"])
+
+
