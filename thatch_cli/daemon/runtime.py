@@ -84,7 +84,9 @@ def ensure_dir(env: Mapping[str, str]) -> str:
     except FileExistsError:
         pass
     except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        from ..files import make_dirs
+
+        make_dirs(os.path.dirname(path), 0o700)
         try:
             os.mkdir(path, 0o700)
         except FileExistsError:
@@ -130,8 +132,11 @@ def identity(env: Mapping[str, str]) -> dict[str, str]:
 
 def mark_replaced(rundir: str) -> None:
     try:
-        os.close(os.open(os.path.join(rundir, REPLACED), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
-        os.utime(os.path.join(rundir, REPLACED))
+        fd = open_lock(os.path.join(rundir, REPLACED))
+        try:
+            os.utime(fd)
+        finally:
+            os.close(fd)
     except OSError:
         pass
 
@@ -150,7 +155,10 @@ def recently_replaced(rundir: str, now: float | None = None) -> bool:
 
 
 def open_lock(path: str) -> int:
-    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    """The lock file at `path` (0600), never opened through a symlink."""
+    from ..files import open_private
+
+    return open_private(path)
 
 
 def try_flock(fd: int, exclusive: bool = True) -> bool:
@@ -222,9 +230,11 @@ def spawn(env: Mapping[str, str], rundir: str, *args: str) -> int:
     child_env["THATCH_MODEL"] = model_source(env)  # a relative folder must survive cwd=/
     child_env.pop("THATCH_FASTPATH", None)
     log = os.path.join(rundir, LOG)
+    if os.path.islink(log):
+        os.unlink(log)  # never append the daemon's output through a link, wherever it points
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 1, log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
+        (os.POSIX_SPAWN_OPEN, 1, log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600),
         (os.POSIX_SPAWN_DUP2, 1, 2),
     ]
     for fd in _inheritable_fds():

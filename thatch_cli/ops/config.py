@@ -138,7 +138,7 @@ def _edit(ctx: Context, entry: Setting, change, *, trim: bool = False) -> Change
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
-    from ..files import replace_atomically
+    from ..files import private_dir, replace_atomically
 
     file = settings.path(ctx.env)
     before = _state(ctx, entry)
@@ -157,8 +157,8 @@ def _edit(ctx: Context, entry: Setting, change, *, trim: bool = False) -> Change
     if new != text:
         try:
             if new.strip():
-                file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                replace_atomically(file, new, file.stat().st_mode & 0o777 if file.exists() else 0o644)
+                private_dir(file.parent)
+                replace_atomically(file, new, file.stat().st_mode & 0o777 if file.exists() else 0o600)
             else:
                 file.unlink()
         except OSError as exc:

@@ -132,9 +132,9 @@ class Queue:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         """The session's lock held (TimeoutError after LOCK_WAIT)."""
-        from ..files import acquire_lock
+        from ..files import acquire_lock, private_dir
 
-        _private_dir(self.dir)
+        private_dir(self.dir)
         fd = acquire_lock(self.lock_path, LOCK_WAIT)
         try:
             os.utime(fd)  # in use: not stale
@@ -229,12 +229,6 @@ def _cap(state: dict) -> None:
         entries.pop(0)
         total -= sizes.pop(0)
         state["dropped"] = state.get("dropped", 0) + 1
-
-
-def _private_dir(path: Path) -> None:
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    if os.stat(path).st_mode & 0o077:
-        os.chmod(path, 0o700)
 
 
 def _forget_stale(path: Path) -> None:
