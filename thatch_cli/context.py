@@ -93,6 +93,8 @@ class Context:
             # directory that does not exist is a mistake to report.
             self._db = MemoryDB.open(self.db_path, create_parent=paths.db_is_default(self.env),
                                      history_keep=lambda: self.setting("history.keep"))
+            for notice in self._db.notices:
+                self.notice(notice)
             self._adopt_model_paths()
         return self._db
 

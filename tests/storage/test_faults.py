@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.storage import schema
+from thatch_cli.storage import opening
 from thatch_cli.storage.maintenance import index_problems
 from thatch_cli.storage.memories import MemoryDB
 
@@ -53,7 +53,7 @@ def one_error_line(stderr: str) -> str:
 
 @pytest.fixture
 def short_lock_wait(monkeypatch):
-    monkeypatch.setattr(schema, "LOCK_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(opening, "LOCK_TIMEOUT_S", 0.3)
 
 
 def test_a_write_under_another_writers_lock_is_exit_6_retryable(cli, isolated_env, short_lock_wait):

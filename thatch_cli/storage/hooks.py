@@ -22,6 +22,31 @@ def _marks(values: Sequence) -> str:
     return ",".join("?" * len(values))
 
 
+def foreign_journal(path: Path) -> str | None:
+    """Why the -wal or -shm file beside the database (after any symlink)
+    cannot be trusted, or None: it belongs to someone other than the
+    database's owner and this user (in a directory others can write, they
+    could plant one and SQLite would read it as part of the database), or it
+    is not a regular file."""
+    import stat
+
+    real = os.path.realpath(path)
+    try:
+        owner = os.stat(real).st_uid
+    except OSError:
+        return None
+    for suffix in ("-wal", "-shm"):
+        try:
+            st = os.lstat(real + suffix)
+        except OSError:
+            continue
+        if st.st_uid not in (owner, os.geteuid()):
+            return f"{real}{suffix} belongs to uid {st.st_uid}, not to the database's owner (uid {owner})"
+        if not stat.S_ISREG(st.st_mode):
+            return f"{real}{suffix} is not a regular file"
+    return None
+
+
 def connect_readonly(path: Path, **options) -> sqlite3.Connection:
     """A read-only connection to an existing file (sqlite3.connect's `options`)."""
     return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, **options)
@@ -39,6 +64,9 @@ def open_readonly(path: Path, timeout: float = 0.5, check_same_thread: bool = Tr
         conn = connect_readonly(path, timeout=timeout, check_same_thread=check_same_thread)
         try:
             conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            if foreign_journal(path) is not None:
+                conn.close()
+                return None
             return conn
         except sqlite3.OperationalError:
             conn.close()
@@ -56,6 +84,8 @@ def open_writable(path: Path, timeout: float = 1.0) -> sqlite3.Connection | None
     None when there is none. Never creates or upgrades it."""
     try:
         if not path.is_file():
+            return None
+        if foreign_journal(path) is not None:
             return None
         conn = sqlite3.connect(path, isolation_level=None, timeout=timeout)
         conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import history, schema
+from . import history, opening
 
 COLUMNS = (
     "store, slug, label, content, branch, confidence, archived, created_at, updated_at,"
@@ -58,6 +58,8 @@ class MemoryDB:
         # callable is asked only then, so a read never depends on it),
         # recorded by the first write transaction that sees it differ.
         self.history_keep = history_keep
+        # What opening the file found that the user should know (storage/opening.py).
+        self.notices: list[str] = []
 
     @classmethod
     def open(cls, path: Path, *, create_parent: bool = True,
@@ -65,13 +67,15 @@ class MemoryDB:
         """Open (creating or upgrading) the database at `path`; its directory
         is created only with `create_parent`. A file this process cannot write
         opens read-only."""
-        conn, read_only = schema.open_database(path, create_parent=create_parent)
-        return cls(conn, path, read_only=read_only, history_keep=history_keep)
+        conn, read_only, notices = opening.open_database(path, create_parent=create_parent)
+        db = cls(conn, path, read_only=read_only, history_keep=history_keep)
+        db.notices = notices
+        return db
 
     @classmethod
     def open_existing(cls, path: Path) -> "MemoryDB":
         """Open a thatch database that already exists at this schema; create and migrate nothing."""
-        return cls(schema.connect_existing(path), path)
+        return cls(opening.connect_existing(path), path)
 
     def close(self) -> None:
         self.conn.close()
