@@ -92,7 +92,9 @@ def export_to_file(ctx: Context, path: str, stores: list[str] | None, *, with_ve
         with atomic_writer(Path(path), 0o600) as fh:
             outcome = export(ctx, fh, stores, with_vectors=with_vectors)
     except OSError as exc:
-        raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from None
+        from ..errors import os_error
+
+        raise os_error(exc, path) from None
     outcome.output = path
     return outcome
 

@@ -47,6 +47,9 @@ def open_database(path: Path, *, timeout: float | None = None,
             st = os.stat(path)
         _check_file(path, st)
         notices = _shared_directory(path)
+        # Before SQLite opens them (running as root, it hands them to the
+        # database's owner), and again once it has: one planted in between.
+        _check_journals(path)
         if not _writable(path):
             return _open_read_only(path, timeout), True, notices
         conn = _open(path, timeout)
@@ -287,6 +290,7 @@ def connect_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection
     try:
         if not path.is_file():
             raise DatabaseError(f"no thatch database at {path}")
+        _check_journals(path)
         conn = _open(path, timeout) if _writable(path) else _open_read_only(path, timeout)
         try:
             version = _version(conn, path)
