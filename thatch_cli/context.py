@@ -134,10 +134,14 @@ class Context:
 
     def setting(self, key: str):
         """The value of setting `key` (settings.py); a broken settings file or
-        value is this command's error (SettingsError)."""
-        from .settings import value
+        value is this command's error (SettingsError). A key of the file no
+        setting has is warned about (once)."""
+        from .settings import value, warnings
 
-        return value(self.env, key)
+        found = value(self.env, key)
+        for line in warnings(self.env):
+            self.notice(line)
+        return found
 
     def daemon_enabled(self) -> bool:
         if not self.use_daemon or self.embedder_factory is not _default_embedder:

@@ -142,10 +142,13 @@ def _edit(ctx: Context, entry: Setting, change, *, trim: bool = False) -> Change
 
     file = settings.path(ctx.env)
     before = _state(ctx, entry)
+    settings.read_file(ctx.env)  # a file too large or not TOML is refused the same way as when read
     try:
         text = file.read_text(encoding="utf-8") if file.is_file() else ""
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(f"cannot read the settings file {file}: {getattr(exc, 'strerror', None) or exc}") from None
+    bom = "\ufeff" if text.startswith("\ufeff") else ""  # kept as it was
+    text = text[len(bom):]
     try:
         doc = tomlkit.parse(text)
         change(doc)
@@ -158,7 +161,7 @@ def _edit(ctx: Context, entry: Setting, change, *, trim: bool = False) -> Change
         try:
             if new.strip():
                 private_dir(file.parent)
-                replace_atomically(file, new, file.stat().st_mode & 0o777 if file.exists() else 0o600)
+                replace_atomically(file, bom + new, file.stat().st_mode & 0o777 if file.exists() else 0o600)
             else:
                 file.unlink()
         except OSError as exc:
