@@ -174,15 +174,25 @@ class Context:
     def current_branch(self) -> str | None:
         return self.place().branch
 
-    def read_stdin(self) -> str:
-        """Standard input as text; bytes that are not UTF-8 are a usage error."""
+    def read_stdin(self, limit: int | None = None) -> str:
+        """Standard input as text; bytes that are not UTF-8 are a usage
+        error, and so is more than `limit` bytes (reading stops there: an
+        endless input is never held in memory)."""
         from .errors import InvalidInput
 
         stream = self.stdin or sys.stdin
         if stream is None or stream.closed:
             raise InvalidInput("no standard input to read")
         try:
-            text = stream.read()
+            if limit is None:
+                text = stream.read()
+            else:
+                raw = getattr(stream, "buffer", None)
+                data = raw.read(limit + 1) if raw is not None else stream.read(limit + 1)
+                if len(data) > limit:
+                    raise InvalidInput(f"standard input holds more than {limit:,} bytes, the limit; nothing was"
+                                       " saved (reading stopped there)")
+                text = data.decode("utf-8") if isinstance(data, bytes) else data
             text.encode("utf-8")
         except UnicodeError as exc:
             where = f" (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})" if isinstance(

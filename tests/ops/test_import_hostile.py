@@ -71,6 +71,7 @@ HOSTILE: list[tuple[bytes, str]] = [
      "unknown status 'whatever'"),
     (line(_record="version", memory_slug="good", version=0, event="updated", recorded_at="2026-01-01T00:00:00Z",
           label="Good", content="old"), "'version' is out of range (0)"),
+    (b'{"label": "long", "content": "' + b"x" * 3_000_000 + b'"}', "a line of an export is at most 1 MiB"),
 ]
 
 
@@ -142,3 +143,58 @@ def test_a_nan_vector_never_flattens_the_ranking(cli, poisoned):
 def test_duplicates_skip_a_nan_vector(cli, poisoned):
     data = json.loads(cli("duplicates", "--json", THATCH_MODEL="fake:64", **ENV).stdout)
     assert data["compared"] == 2 and data["clusters"] == []
+
+
+# -- inputs without an end, and long runs -----------------------------------------------------------
+
+
+def _bounded(args: list[str], stdin, timeout: float = 60):
+    """Run thatch on an endless input; (result, peak memory of the child in MiB)."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    result = subprocess.run([sys.executable, "-m", "thatch_cli", *args], stdin=stdin, capture_output=True, text=True,
+                            env={**os.environ, "THATCH_MODEL": "fake:64", **ENV}, timeout=timeout)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return result, max(peak, before) / 1024
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_an_endless_line_stops_the_import_with_memory_bounded(isolated_env, how):
+    """`thatch import /dev/zero` used to read one endless line into memory."""
+    with open("/dev/zero", "rb") as zeros:
+        args = ["import", "/dev/zero" if how == "file" else "-", "--json"]
+        result, peak = _bounded(args, zeros if how == "stdin" else None)
+    assert result.returncode == EXIT_ATTENTION, result.stderr
+    report = json.loads(result.stdout)
+    assert report["errors"] == [{"line": 1, "message": "the line goes on past 64 MiB without an end; the rest of"
+                                                       " the input was not read"}]
+    assert peak < 400, peak
+
+
+def test_remember_from_an_endless_stdin_stops_at_the_limit(isolated_env):
+    """`thatch remember L -` used to read all of stdin before its 64 KiB check."""
+    with open("/dev/zero", "rb") as zeros:
+        result, peak = _bounded(["remember", "L", "-"], zeros, timeout=30)
+    assert result.returncode == 2
+    assert result.stderr == ("thatch: error: standard input holds more than 65,536 bytes, the limit; nothing was"
+                             " saved (reading stopped there)\n")
+    assert peak < 400, peak
+
+
+def test_a_long_import_of_bad_lines_reports_progress(cli, tmp_path, monkeypatch):
+    """Without a terminal, a long import says how far it got every few
+    seconds (here: every call), bad lines or not."""
+    from thatch_cli.cli import progress
+
+    monkeypatch.setattr(progress, "TICK_S", 0.0)
+    source = tmp_path / "noise.jsonl"
+    source.write_bytes(b"{not json}\n" * 10_000)
+    result = cli("import", str(source), "--json", THATCH_MODEL="fake:64", **ENV)
+    assert result.exit_code == EXIT_ATTENTION and json.loads(result.stdout)["error_count"] == 10_000
+    ticks = [text for text in result.stderr.splitlines() if text.startswith("thatch: importing:")]
+    assert ticks[:2] == ["thatch: importing: 0 of 10,000 lines (0%) so far",
+                         "thatch: importing: 4,096 of 10,000 lines (40%) so far"]

@@ -64,7 +64,7 @@ def import_(
     """Import memories from JSONL (as written by export); embeds those without a usable vector."""
     import sys
 
-    from ..ops import transfer
+    from ..ops import jsonl, transfer
     from .progress import STEP, ProgressBar
 
     total = None
@@ -82,8 +82,9 @@ def import_(
             raise InvalidInput(f"cannot read {source}: {exc.strerror or exc}") from None
     try:
         with ProgressBar.for_output(out, "Importing", ctx) as progress:
-            outcome = transfer.import_lines(ctx, stream, overwrite=overwrite, store=store, progress=progress,
-                                            total=total, batch_size=STEP if progress else transfer.BATCH)
+            outcome = transfer.import_lines(ctx, jsonl.lines(stream), overwrite=overwrite, store=store, progress=progress,
+                                            total=total,
+                                            batch_size=STEP if isinstance(progress, ProgressBar) else transfer.BATCH)
     finally:
         if source != "-":
             stream.close()

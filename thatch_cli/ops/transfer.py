@@ -34,6 +34,7 @@ from . import jsonl
 from .scope import detected, target
 
 BATCH = 256
+PROGRESS_LINES = 4096  # progress is reported at least this often, good lines or not
 MAX_REPORTED = 1000  # errors/conflicts listed in full; counts are always exact
 
 Progress = Callable[[int, int | None], None]
@@ -318,6 +319,13 @@ def import_lines(
         progress(0, total)
     for number, raw in enumerate(lines, start=1):
         outcome.lines = number
+        if progress and number % PROGRESS_LINES == 0:
+            progress(number, total)
+        if isinstance(raw, jsonl.TooLong):
+            outcome.error(number, raw.reason())
+            if not raw.ended:
+                break
+            continue
         if not raw.strip():
             continue
         try:
@@ -338,7 +346,14 @@ def import_lines(
 
 
 def count_lines(path: str) -> int | None:
+    """Lines in a regular file (for a progress bar); None for anything else
+    (a pipe or device may never end)."""
+    import os
+    import stat
+
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         with open(path, "rb") as fh:
             return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
     except OSError:
