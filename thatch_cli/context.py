@@ -95,6 +95,7 @@ class Context:
                                      history_keep=lambda: self.setting("history.keep"))
             for notice in self._db.notices:
                 self.notice(notice)
+            self._db.on_unreadable = self.notice
             self._adopt_model_paths()
         return self._db
 

@@ -29,6 +29,7 @@ from typing import IO, Any, Callable, Iterable
 from .. import validate
 from ..context import Context
 from ..errors import DatabaseError, InvalidInput, ModelUnavailable
+from ..storage import readable
 from ..storage import transfer as table
 from . import jsonl
 from .scope import detected, target
@@ -49,10 +50,12 @@ class ExportOutcome:
     exported: int = 0
     with_vectors: bool = False
     output: str | None = None
+    # Rows left out because they cannot be decoded: "memory STORE SLUG", "version ...", "verdict ..."
+    unreadable: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"exported": self.exported, "stores": self.stores, "with_vectors": self.with_vectors,
-                "output": self.output}
+                "output": self.output, "unreadable": self.unreadable}
 
 
 def export_stores(ctx: Context, store: str | None, all_stores: bool) -> list[str] | None:
@@ -67,19 +70,25 @@ def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vect
     db = ctx.db()
     outcome = ExportOutcome(stores=list(stores if stores is not None else db.store_names()), with_vectors=with_vectors)
 
-    def write(record: dict) -> None:
+    def write(record: dict, kind: str, *key: str) -> bool:
+        if readable.bad(list(record.values())):
+            from ..textsafe import one_line
+
+            outcome.unreadable.append(" ".join([kind, *(one_line(str(record.get(k))) for k in key)]))
+            return False
         encoded = {name: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
                    for name, value in record.items()}
         stream.write(json.dumps(encoded, ensure_ascii=False, separators=(",", ":")) + "\n")
+        return True
 
-    with db.snapshot():
+    # Everything that decodes is written; a row that does not is left out and named.
+    with db.snapshot(), readable.leniently(db.conn):
         for row in table.iter_rows(db, stores, with_vectors=with_vectors):
-            write(row)
-            outcome.exported += 1
+            outcome.exported += write(row, "memory", "store", "slug")
         for row in table.iter_verdicts(db, stores):
-            write({jsonl.RECORD_KEY: "verdict", **row})
+            write({jsonl.RECORD_KEY: "verdict", **row}, "verdict", "store", "slug_a", "slug_b")
         for row in table.iter_versions(db, stores, with_vectors=with_vectors):
-            write({jsonl.RECORD_KEY: "version", **row})
+            write({jsonl.RECORD_KEY: "version", **row}, "version", "memory_store", "memory_slug", "version")
     return outcome
 
 

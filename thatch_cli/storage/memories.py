@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import history, opening
+from . import history, opening, readable
 
 COLUMNS = (
     "store, slug, label, content, branch, confidence, archived, created_at, updated_at,"
@@ -60,6 +60,20 @@ class MemoryDB:
         self.history_keep = history_keep
         # What opening the file found that the user should know (storage/opening.py).
         self.notices: list[str] = []
+        # Told, in words (once each), about rows a read skipped because they
+        # cannot be decoded; `unreadable` counts the rows skipped.
+        self.on_unreadable: Callable[[str], None] = lambda text: None
+        self.unreadable: set[tuple] = set()
+
+    def readable_rows(self, sql: str, args: Sequence[Any] = (), what: tuple[str, str] = ("memory", "memories"),
+                      key: slice = slice(0, 2)) -> list:
+        """The rows of a query that decode; the others are reported (storage/readable.py)."""
+        good, bad = readable.rows(self.conn, sql, args)
+        new = [row for row in bad if tuple(row[key]) not in self.unreadable]
+        if new:
+            self.unreadable.update(tuple(row[key]) for row in new)
+            self.on_unreadable(readable.describe(new, what, key))
+        return good
 
     @classmethod
     def open(cls, path: Path, *, create_parent: bool = True,
@@ -137,7 +151,8 @@ class MemoryDB:
     def store_names(self) -> list[str]:
         """Every store: those registered, and any that only rows name (a
         file another program wrote may skip the `stores` table)."""
-        rows = self.conn.execute("SELECT name FROM stores UNION SELECT DISTINCT store FROM entries ORDER BY 1")
+        rows = self.readable_rows("SELECT name FROM stores UNION SELECT DISTINCT store FROM entries ORDER BY 1",
+                                  what=("store", "stores"), key=slice(0, 1))
         return [r[0] for r in rows]
 
     def store_exists(self, name: str) -> bool:
@@ -146,11 +161,10 @@ class MemoryDB:
             (name, name)).fetchone() is not None
 
     def store_summaries(self) -> list[StoreSummary]:
-        rows = self.conn.execute(
+        rows = self.readable_rows(
             """SELECT s.name, count(e.slug), max(e.updated_at)
                FROM stores s LEFT JOIN entries e ON e.store = s.name
-               GROUP BY s.name ORDER BY s.name"""
-        )
+               GROUP BY s.name ORDER BY s.name""", what=("store", "stores"), key=slice(0, 1))
         return [StoreSummary(name, count, last) for name, count, last in rows]
 
     def store_version(self, store: str) -> int:
@@ -179,9 +193,9 @@ class MemoryDB:
     def get_many(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Memory]:
         found: dict[tuple[str, str], Memory] = {}
         for store, slug in keys:
-            memory = self.get(store, slug)
-            if memory is not None:
-                found[memory.key] = memory
+            memory = self.readable_rows(f"SELECT {COLUMNS} FROM entries WHERE store = ? AND slug = ?", (store, slug))
+            if memory:
+                found[(store, slug)] = memory_from_row(memory[0])
         return found
 
     def list(
@@ -204,13 +218,13 @@ class MemoryDB:
             where.append("archived = ?")
             args.append(int(archived))
         clause = f"WHERE {' AND '.join(where)}" if where else ""
-        rows = self.conn.execute(f"SELECT {COLUMNS} FROM entries {clause} ORDER BY store, updated_at DESC, slug", args)
+        rows = self.readable_rows(f"SELECT {COLUMNS} FROM entries {clause} ORDER BY store, updated_at DESC, slug", args)
         return [memory_from_row(r) for r in rows]
 
     def labels(self, stores: Sequence[str]) -> list[str]:
         """Every label in `stores`, archived included (for did-you-mean)."""
-        rows = self.conn.execute(f"SELECT label FROM entries WHERE store IN ({marks(stores)})", list(stores))
-        return [r[0] for r in rows]
+        good, _ = readable.rows(self.conn, f"SELECT label FROM entries WHERE store IN ({marks(stores)})", list(stores))
+        return [r[0] for r in good]
 
     def stores_with_slug(self, slug: str) -> list[str]:
         """The stores holding a memory with this slug."""
