@@ -19,6 +19,7 @@ backed up first.
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import time
@@ -139,17 +140,55 @@ def copy_verified(source: Path, target: Path, *, timeout: float = 10.0) -> dict[
 
 
 def _copy_once(conn: sqlite3.Connection, target: Path) -> dict[str, int | None]:
+    """Copy to a private temporary file beside `target`, verify it, and only
+    then give it its name (a hard link, which never replaces anything): a
+    backup killed half-way leaves no file at that name, empty or partial."""
+    import tempfile
+
     before = _counts_now(conn)
-    create_exclusive(target)
+    _drop_stale_partials(target)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=PARTIAL, dir=target.parent)
+    os.close(fd)
+    partial = Path(name)
     try:
-        conn.execute("VACUUM INTO ?", (str(target),))
-        _sync(target)
+        conn.execute("VACUUM INTO ?", (name,))
+        _sync(partial)
         if _counts_now(conn) != before:
             raise _Moved
-        return verify(target, before)
-    except BaseException:
-        target.unlink(missing_ok=True)
-        raise
+        counts = verify(partial, before)
+        _give_name(partial, target)
+        return counts
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+PARTIAL = ".partial"
+STALE_PARTIAL_S = 3600.0  # a copy still being written is seconds old, never an hour
+
+
+def _give_name(partial: Path, target: Path) -> None:
+    try:
+        os.link(partial, target)
+    except FileExistsError:
+        raise BackupFailed(f"{target} appeared while the backup was being made; it was left alone") from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        create_exclusive(target)  # no hard links here: claim the name, then move the copy onto it
+        os.replace(partial, target)
+
+
+def _drop_stale_partials(target: Path) -> None:
+    """Remove what a backup to the same name killed long ago left behind."""
+    import time
+
+    cutoff = time.time() - STALE_PARTIAL_S
+    for leftover in target.parent.glob(f".{glob_escape(target.name)}.*{PARTIAL}"):
+        try:
+            if leftover.lstat().st_mtime < cutoff:
+                leftover.unlink()
+        except OSError:
+            pass
 
 
 @contextmanager

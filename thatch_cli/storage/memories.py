@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import history, opening, readable
+from . import history, integrity, opening, readable
 
 COLUMNS = (
     "store, slug, label, content, branch, confidence, archived, created_at, updated_at,"
@@ -250,6 +250,7 @@ class MemoryDB:
         new content may resolve or create duplicates.
         """
         with self.transaction():
+            integrity.refuse_if_damaged(self.conn, self.path)
             self.ensure_store(memory.store)
             existing = self.check_writable(memory.store, memory.slug, overwrite=overwrite, archived=archived)
             memory.archived = bool(archived)
