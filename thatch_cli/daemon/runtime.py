@@ -240,7 +240,24 @@ def spawn(env: Mapping[str, str], rundir: str, *args: str) -> int:
     for fd in _inheritable_fds():
         actions.append((os.POSIX_SPAWN_CLOSE, fd))
     argv = [sys.executable, "-m", "thatch_cli.daemon", "serve", *args]
-    return os.posix_spawn(sys.executable, argv, child_env, file_actions=actions, setsid=True)
+    pid = os.posix_spawn(sys.executable, argv, child_env, file_actions=actions, setsid=True)
+    _reap_when_done(pid)
+    return pid
+
+
+def _reap_when_done(pid: int) -> None:
+    """Collect the daemon's exit status when it ends, so a long-lived parent
+    (an MCP server) is not left holding a zombie after the daemon exits
+    idle. A short-lived parent exits first and init collects it."""
+    import threading
+
+    def wait() -> None:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:  # already collected (a client checking on its start-up)
+            pass
+
+    threading.Thread(target=wait, name=f"thatch-reap-{pid}", daemon=True).start()
 
 
 def _inheritable_fds() -> list[int]:

@@ -57,9 +57,14 @@ def render_recall(data: dict[str, Any]) -> str:
 
 def render_list(data: dict[str, Any]) -> str:
     memories = data["memories"]
+    total, offset = data.get("total", len(memories)), data.get("offset", 0)
     if not memories:
-        return f"No memories in {data['store']}."
-    lines = [f"{_count(len(memories))} in {data['store']}:"]
+        return f"No memories in {data['store']}." if not total else \
+            f"No memories past {offset} of the {_count(total)} in {data['store']}."
+    if len(memories) == total:
+        lines = [f"{_count(total)} in {data['store']}:"]
+    else:
+        lines = [f"Memories {offset + 1}-{offset + len(memories)} of {total} in {data['store']} (newest first):"]
     for m in memories:
         extra = [f"branch {m['branch']}"] if m.get("branch") else []
         if m.get("confidence") is not None:
@@ -68,6 +73,9 @@ def render_list(data: dict[str, Any]) -> str:
             extra.append("archived")
         extra.append(f"updated {m['updated_at'][:10]}")
         lines.append(f"- {m['label']} ({', '.join(extra)})")
+    following = data.get("next_offset")
+    if following is not None:
+        lines.append(f"{total - following} more: call memory_list with offset {following} for the next page.")
     return "\n".join(lines)
 
 
