@@ -47,6 +47,10 @@ class Context:
     # False: use the model only if the daemon already has it loaded, else
     # degrade at once (engine.DaemonEngine); agents' recalls and prompt hooks.
     wait_for_model: bool = True
+    # When the daemon is there but not keeping up, degrade (keywords, a save
+    # without a vector) rather than load the model in this process too;
+    # reindex, which exists to embed, turns it off.
+    degrade_under_load: bool = True
     stdin: IO[str] | None = field(default=None, repr=False)
     stdout: IO[str] | None = field(default=None, repr=False)
     stderr: IO[str] | None = field(default=None, repr=False)
