@@ -146,12 +146,12 @@ def test_unknown_keys_are_warned_about_once_with_the_setting_meant(cli, isolated
     assert saved.exit_code == 0
     warned = [line for line in saved.stderr.splitlines() if line.startswith("thatch: warning:")]
     assert warned == [
-        f"thatch: warning: {path} sets 'bogus.key', which is not a thatch setting: it is ignored; 'thatch config list'"
-        " shows the settings there are",
-        f"thatch: warning: {path} sets 'recall.flor', which is not a thatch setting: it is ignored (did you mean"
-        " recall.floor?)",
-        f"thatch: warning: {path} sets 'recall.sub', which is not a thatch setting: it is ignored (did you mean"
-        " recall.limit?)",
+        (f"thatch: warning: {path} sets 'bogus.key', which is not a thatch setting: it is ignored; 'thatch config"
+         " list' shows the settings there are"),
+        (f"thatch: warning: {path} sets 'recall.flor', which is not a thatch setting: it is ignored (did you mean"
+         " recall.floor?)"),
+        (f"thatch: warning: {path} sets 'recall.sub', which is not a thatch setting: it is ignored (did you mean"
+         " recall.limit?)"),
     ]
     result = cli("recall", "alpha", THATCH_STORE="s")  # the same process: said once
     assert result.exit_code == 0 and result.stdout.startswith("0.") and "warning" not in result.stderr

@@ -58,7 +58,7 @@ class TooLong:
     """Stands for a line longer than MAX_LINE_BYTES, skipped unread; `ended`
     False when it went on past MAX_SKIPPED_BYTES and reading stopped."""
 
-    __slots__ = ("size", "ended")
+    __slots__ = ("ended", "size")
 
     def __init__(self, size: int, ended: bool) -> None:
         self.size, self.ended = size, ended

@@ -117,8 +117,9 @@ def _shared_directory(path: Path) -> list[str]:
     others = st.st_mode & 0o002 or (st.st_mode & 0o020 and st.st_gid != os.getegid())
     if not others:
         return []
-    return [f"warning: {folder} is writable by other users, who could plant a {Path(os.path.realpath(path)).name}-wal"
-            " file there and change what thatch reads; keep the database in a directory only you can write"]
+    name = Path(os.path.realpath(path)).name
+    return [(f"warning: {folder} is writable by other users, who could plant a {name}-wal file there and change"
+             " what thatch reads; keep the database in a directory only you can write")]
 
 
 def _check_journals(path: Path) -> None:
