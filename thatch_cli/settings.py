@@ -253,13 +253,13 @@ def unknown(env: Mapping[str, str]) -> list[str]:
 _WARNED: set[tuple[str, str]] = set()
 
 
-def warnings(env: Mapping[str, str]) -> list[str]:
+def warnings(env: Mapping[str, str], *, once: bool = True) -> list[str]:
     """One line per unknown key of the settings file, with the setting it
-    was probably meant to be; each said once per process."""
+    was probably meant to be; with `once`, each said once per process."""
     lines = []
     for key in unknown(env):
         mark = (str(path(env)), key)
-        if mark in _WARNED:
+        if once and mark in _WARNED:
             continue
         _WARNED.add(mark)
         from .suggest import close

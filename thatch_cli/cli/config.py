@@ -87,7 +87,7 @@ def config_list(ctx: Context, out: Output, *, as_json: Json = False) -> None:
         return
     from ..settings import warnings
 
-    for line in warnings(ctx.env):
+    for line in warnings(ctx.env, once=False):
         out.notice(line)
     if out.rich:
         table(out, ("setting", "value", "source"),
