@@ -384,12 +384,12 @@ def kill_during_backup(lab: Lab, w: int, m: int) -> dict:
 
 
 def overload(lab: Lab, w: int, m: int) -> dict:
-    """W writers (M/4 saves each) and two recall loops, every command its own
+    """W writers (M/4 saves each, at least 4) and two recall loops, every command its own
     process through the daemon, while the daemon is stopped for 3 s and then
     killed, every 6 s."""
     db = lab.dir / "overload.db"
     lab.thatch(db, "stores")
-    per = max(10, m // 4)
+    per = max(4, m // 4)
     started = time.monotonic()
     env = {"THATCH_DAEMON": "1"}
     workers = [lab.start(db, saves(i, per), f"overload-{i}", worker=TIMED, **env) for i in range(w)]
