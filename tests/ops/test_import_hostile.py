@@ -149,17 +149,24 @@ def test_duplicates_skip_a_nan_vector(cli, poisoned):
 
 
 def _bounded(args: list[str], stdin, timeout: float = 60):
-    """Run thatch on an endless input; (result, peak memory of the child in MiB)."""
+    """Run thatch on an endless input; (exit code, stdout, stderr, the
+    child's own peak memory in MiB). Killed past `timeout`."""
     import os
-    import resource
     import subprocess
     import sys
+    import threading
 
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    result = subprocess.run([sys.executable, "-m", "thatch_cli", *args], stdin=stdin, capture_output=True, text=True,
-                            env={**os.environ, "THATCH_MODEL": "fake:64", **ENV}, timeout=timeout)
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return result, max(peak, before) / 1024
+    process = subprocess.Popen([sys.executable, "-m", "thatch_cli", *args], stdin=stdin, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={**os.environ, "THATCH_MODEL": "fake:64", **ENV})
+    timer = threading.Timer(timeout, process.kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(process.pid, 0)  # this child's own rusage, not every child's so far
+    finally:
+        timer.cancel()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    out, err = process.stdout.read().decode(), process.stderr.read().decode()
+    return process.returncode, out, err, usage.ru_maxrss / 1024
 
 
 @pytest.mark.parametrize("how", ["file", "stdin"])
@@ -167,9 +174,9 @@ def test_an_endless_line_stops_the_import_with_memory_bounded(isolated_env, how)
     """`thatch import /dev/zero` used to read one endless line into memory."""
     with open("/dev/zero", "rb") as zeros:
         args = ["import", "/dev/zero" if how == "file" else "-", "--json"]
-        result, peak = _bounded(args, zeros if how == "stdin" else None)
-    assert result.returncode == EXIT_ATTENTION, result.stderr
-    report = json.loads(result.stdout)
+        code, out, err, peak = _bounded(args, zeros if how == "stdin" else None)
+    assert code == EXIT_ATTENTION, err
+    report = json.loads(out)
     assert report["errors"] == [{"line": 1, "message": "the line goes on past 64 MiB without an end; the rest of"
                                                        " the input was not read"}]
     assert peak < 400, peak
@@ -178,10 +185,10 @@ def test_an_endless_line_stops_the_import_with_memory_bounded(isolated_env, how)
 def test_remember_from_an_endless_stdin_stops_at_the_limit(isolated_env):
     """`thatch remember L -` used to read all of stdin before its 64 KiB check."""
     with open("/dev/zero", "rb") as zeros:
-        result, peak = _bounded(["remember", "L", "-"], zeros, timeout=30)
-    assert result.returncode == 2
-    assert result.stderr == ("thatch: error: standard input holds more than 65,536 bytes, the limit; nothing was"
-                             " saved (reading stopped there)\n")
+        code, _, err, peak = _bounded(["remember", "L", "-"], zeros, timeout=30)
+    assert code == 2
+    assert err == ("thatch: error: standard input holds more than 65,536 bytes, the limit; nothing was saved"
+                   " (reading stopped there)\n")
     assert peak < 400, peak
 
 
