@@ -20,7 +20,18 @@ once per operation, against one database file:
 - kill -9 during reindex: re-embedding every memory for another model,
   killed half-way, then run again;
 - kill -9 of the daemon: W writers save M memories through the daemon while
-  it is killed every half second.
+  it is killed every half second;
+- first use: W/2 processes of 10 threads each start saving at once into a
+  database that does not exist yet, round after round (creating and
+  converting it must never fail anyone);
+- kill -9 during `backup PATH`: killed while copying, then the same PATH
+  again (never an empty or partial file at PATH, never refused by one);
+- overload: W writers and two recall loops through the daemon while it is
+  stopped (SIGSTOP) for a few seconds and then killed, over and over; per
+  command wall time (p50, p95, over 30 s) and how many commands loaded the
+  model in their own process (the herd this must not become); then a
+  `thatch reindex` embeds what was saved without a vector ("lost" counts
+  memories still without one).
 
 "lost" counts memories (or vectors, for reindex) that should be there and
 are not; "errors" counts commands that exited non-zero (the kill -9'd
@@ -67,6 +78,46 @@ with open(os.devnull, "w") as quiet:
 print(json.dumps({{"codes": codes}}))
 """
 
+# WORKER with its commands run by 10 threads at once (an MCP server answers
+# calls in threads): the most a process can press on a new file.
+THREADED = """
+import json, os, sys, threading
+sys.path.insert(0, {root!r})
+from thatch_cli.__main__ import run
+from thatch_cli.context import Context
+codes = {{}}
+lock = threading.Lock()
+quiet = open(os.devnull, "w")
+def one(argv):
+    ctx = Context.from_process()
+    ctx.stdout = ctx.stderr = quiet
+    code = run(argv, ctx)
+    with lock:
+        codes[code] = codes.get(code, 0) + 1
+threads = [threading.Thread(target=one, args=(argv,)) for argv in json.load(open(sys.argv[1]))]
+for t in threads: t.start()
+for t in threads: t.join()
+print(json.dumps({{"codes": codes}}))
+"""
+
+# Like WORKER, one process per command (a command line's whole cost,
+# start-up included), timing each and noting those that embedded
+# in-process; prints {{"codes": ..., "seconds": [...], "in_process": n,
+# "failures": [last stderr line, ...]}}.
+TIMED = """
+import json, subprocess, sys, time
+codes, seconds, in_process, failures = {{}}, [], 0, []
+for argv in json.load(open(sys.argv[1])):
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "thatch_cli", *argv], capture_output=True, text=True)
+    seconds.append(time.monotonic() - started)
+    codes[done.returncode] = codes.get(done.returncode, 0) + 1
+    in_process += "in-process" in done.stderr
+    if done.returncode:
+        failures.append(done.stderr.strip().splitlines()[-1:])
+print(json.dumps({{"codes": codes, "seconds": seconds, "in_process": in_process, "failures": failures}}))
+"""
+
 
 class Lab:
     def __init__(self, args) -> None:
@@ -80,10 +131,10 @@ class Lab:
                 "THATCH_DAEMON": "0", "XDG_RUNTIME_DIR": str(self.runtime), "HOME": str(self.dir),
                 "XDG_CACHE_HOME": str(self.dir / "cache"), **extra}
 
-    def start(self, db: Path, ops: list[list[str]], name: str, **env) -> subprocess.Popen:
+    def start(self, db: Path, ops: list[list[str]], name: str, worker: str = WORKER, **env) -> subprocess.Popen:
         plan = self.dir / f"{name}.json"
         plan.write_text(json.dumps(ops))
-        return subprocess.Popen([sys.executable, "-c", WORKER.format(root=str(ROOT)), str(plan)],
+        return subprocess.Popen([sys.executable, "-c", worker.format(root=str(ROOT)), str(plan)],
                                 env=self.env(db, **env), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
     def thatch(self, db: Path, *args: str, **env) -> subprocess.CompletedProcess:
@@ -284,8 +335,105 @@ def kill_the_daemon(lab: Lab, w: int, m: int) -> dict:
                db, started, f"{kills} daemons killed, {with_vectors} of {count(db)} saved with a vector")
 
 
+def first_use(lab: Lab, w: int, m: int) -> dict:
+    """W/2 processes at once on a file that does not exist yet (as MCP servers
+    and CLIs of several agent sessions starting together), each saving 10
+    memories from 10 threads at once, 12 rounds."""
+    started = time.monotonic()
+    rounds, per, writers = 12, 10, max(2, w // 2)
+    errors = lost = 0
+    for number in range(rounds):
+        db = lab.dir / f"first-{number}.db"
+        errors += finish([lab.start(db, saves(i, per), f"first-{number}-{i}", worker=THREADED)
+                          for i in range(writers)])
+        lost += writers * per - count(db)
+    return row("first use: writers start at once on a database that does not exist", f"{rounds} × {writers} × {per}",
+               lost, errors, db, started)
+
+
+def kill_during_backup(lab: Lab, w: int, m: int) -> dict:
+    """`thatch backup PATH` killed mid-copy, W times, each followed by a
+    backup to the same PATH: none may be refused, none may leave a bad file."""
+    db = lab.dir / "backup-source.db"
+    lines = "".join(json.dumps({"label": f"note {i}", "content": f"fact {i} about the build " * 40}) + "\n"
+                    for i in range(3000))
+    subprocess.run([sys.executable, "-m", "thatch_cli", "import", "-"], input=lines, text=True, env=lab.env(db),
+                   capture_output=True)
+    folder = lab.dir / "backups-killed"
+    folder.mkdir(exist_ok=True)
+    started = time.monotonic()
+    refused = bad = 0
+    for number in range(w):
+        target = folder / f"b{number}.db"
+        process = subprocess.Popen([sys.executable, "-m", "thatch_cli", "backup", str(target)], env=lab.env(db),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: any(folder.glob(f"*b{number}.db*")))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        if target.exists():
+            from thatch_cli.storage.backup import BackupFailed, verify
+
+            try:
+                whole = verify(target).get("entries") == 3000
+            except BackupFailed:
+                whole = False
+            if whole:
+                continue
+            bad += 1  # an empty or partial file where the backup should be
+        refused += lab.thatch(db, "backup", str(target)).returncode != 0
+    return row("kill -9 during backup PATH, then backup PATH again", f"{w} kills", 0, bad + refused, db, started,
+               f"{bad} left an empty or partial file at PATH, {refused} later backups to PATH refused")
+
+
+def overload(lab: Lab, w: int, m: int) -> dict:
+    """W writers (M/4 saves each, at least 4) and two recall loops, every command its own
+    process through the daemon, while the daemon is stopped for 3 s and then
+    killed, every 6 s."""
+    db = lab.dir / "overload.db"
+    lab.thatch(db, "stores")
+    per = max(4, m // 4)
+    started = time.monotonic()
+    env = {"THATCH_DAEMON": "1"}
+    workers = [lab.start(db, saves(i, per), f"overload-{i}", worker=TIMED, **env) for i in range(w)]
+    workers += [lab.start(db, [["recall", f"deploy step {i % 17}"]] * per, f"overload-recall-{i}", worker=TIMED, **env)
+                for i in range(2)]
+    stops = 0
+    while any(p.poll() is None for p in workers):
+        time.sleep(3)
+        try:
+            pid = int((lab.runtime / "thatch" / "daemon.pid").read_text().split()[0])
+            os.kill(pid, signal.SIGSTOP)
+            stops += 1
+            time.sleep(3)
+            os.kill(pid, signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            pass
+    seconds, in_process, errors, failures = [], 0, 0, []
+    for process in workers:
+        out, _ = process.communicate()
+        report = json.loads(out.strip().splitlines()[-1])
+        seconds += report["seconds"]
+        in_process += report["in_process"]
+        errors += sum(n for code, n in report["codes"].items() if code != "0")
+        failures += report["failures"]
+    if failures and not lab.args.json:
+        print(f"overload failures: {failures[:5]}", file=sys.stderr)
+    with_vectors = count(db, "embedding IS NOT NULL")
+    # Once the storm is over, the memories saved without a vector are embedded.
+    errors += lab.thatch(db, "reindex", **env).returncode != 0
+    lab.thatch(db, "daemon", "stop", **env)
+    seconds.sort()
+    p50, p95 = seconds[len(seconds) // 2], seconds[int(len(seconds) * 0.95)]
+    slow = sum(1 for s in seconds if s > 30)
+    return row("overload: writers and recalls through a daemon stopped then killed every 6 s",
+               f"{w} × {per} + 2 × {per}", w * per - count(db, "embedding IS NOT NULL"), errors, db, started,
+               f"{stops} stops; {len(seconds)} commands, p50 {p50:.2f} s, p95 {p95:.2f} s, {slow} over 30 s;"
+               f" {in_process} loaded the model in-process; {with_vectors} of {count(db)} saved with a vector,"
+               " the rest embedded by `thatch reindex` afterwards")
+
+
 SCENARIOS = [concurrent_writes, churn, recall_under_lock, backups_while_writing, kill_during_import,
-             kill_during_reindex, kill_the_daemon]
+             kill_during_reindex, kill_the_daemon, first_use, kill_during_backup, overload]
 
 
 def main() -> None:

@@ -138,3 +138,49 @@ def test_agent_settings_come_from_the_file_too(isolated_env):
     assert threshold(env) == 0.7 and settings.value(env, "mcp.max_chars") == 5000
     assert threshold({**env, "THATCH_RECALL_THRESHOLD": "0.6"}) == 0.6
     assert threshold({**env, "THATCH_RECALL_THRESHOLD": "7"}) == 0.55
+
+
+def test_unknown_keys_are_warned_about_once_with_the_setting_meant(cli, isolated_env):
+    """A typo'd key used to be ignored without a word."""
+    path = write(isolated_env, "[recall]\nflor = 0.1\n\n[recall.sub]\n\n[bogus]\nkey = 1\n")
+    saved = cli("remember", "a", "alpha beta", THATCH_STORE="s")
+    assert saved.exit_code == 0
+    warned = [line for line in saved.stderr.splitlines() if line.startswith("thatch: warning:")]
+    assert warned == [
+        (f"thatch: warning: {path} sets 'bogus.key', which is not a thatch setting: it is ignored; 'thatch config"
+         " list' shows the settings there are"),
+        (f"thatch: warning: {path} sets 'recall.flor', which is not a thatch setting: it is ignored (did you mean"
+         " recall.floor?)"),
+        (f"thatch: warning: {path} sets 'recall.sub', which is not a thatch setting: it is ignored (did you mean"
+         " recall.limit?)"),
+    ]
+    result = cli("recall", "alpha", THATCH_STORE="s")  # the same process: said once
+    assert result.exit_code == 0 and result.stdout.startswith("0.") and "warning" not in result.stderr
+    fresh = subprocess.run([sys.executable, "-m", "thatch_cli", "config", "list"], env={**os.environ},
+                           capture_output=True, text=True, timeout=60)
+    assert fresh.returncode == 0
+    assert fresh.stderr.count("which is not a thatch setting") == 3 and "did you mean recall.floor?" in fresh.stderr
+    assert settings.unknown(isolated_env) == ["bogus.key", "recall.flor", "recall.sub"]
+
+
+def test_a_byte_order_mark_is_accepted_and_kept(cli, isolated_env):
+    path = settings.path(isolated_env)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"\xef\xbb\xbf[recall]\nlimit = 3\n")
+    assert settings.resolve(isolated_env, "recall.limit") == (3, "file")
+    assert cli("config", "set", "recall.floor", "0.2").exit_code == 0
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf[recall]\nlimit = 3\n")
+    assert settings.resolve(isolated_env, "recall.floor") == (0.2, "file")
+
+
+def test_a_huge_settings_file_is_refused_without_being_read(isolated_env):
+    path = write(isolated_env, "# padding\n" * 10)
+    with open(path, "ab") as fh:
+        fh.truncate(49 * 1024 * 1024)  # 49 MB, mostly a hole: cheap to make, slow to parse
+    env = {**os.environ}
+    result = subprocess.run([sys.executable, "-m", "thatch_cli", "recall", "x"], env=env, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == (f"thatch: error: the settings file {path} is 51,380,224 bytes; thatch reads settings"
+                             " files of at most 64 KiB (fix or remove it)\n")
+    assert settings.value(env, "recall.limit", strict=False) == 10  # hooks: the default, silently

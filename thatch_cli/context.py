@@ -48,6 +48,10 @@ class Context:
     # False: use the model only if the daemon already has it loaded, else
     # degrade at once (engine.DaemonEngine); agents' recalls and the agent hook flush-tools.
     wait_for_model: bool = True
+    # When the daemon is there but not keeping up, degrade (keywords, a save
+    # without a vector) rather than load the model in this process too;
+    # reindex, which exists to embed, turns it off.
+    degrade_under_load: bool = True
     stdin: IO[str] | None = field(default=None, repr=False)
     stdout: IO[str] | None = field(default=None, repr=False)
     stderr: IO[str] | None = field(default=None, repr=False)
@@ -94,6 +98,9 @@ class Context:
             # directory that does not exist is a mistake to report.
             self._db = MemoryDB.open(self.db_path, create_parent=paths.db_is_default(self.env),
                                      history_keep=lambda: self.setting("history.keep"))
+            for notice in self._db.notices:
+                self.notice(notice)
+            self._db.on_unreadable = self.notice
             self._adopt_model_paths()
         return self._db
 
@@ -133,10 +140,14 @@ class Context:
 
     def setting(self, key: str):
         """The value of setting `key` (settings.py); a broken settings file or
-        value is this command's error (SettingsError)."""
-        from .settings import value
+        value is this command's error (SettingsError). A key of the file no
+        setting has is warned about (once)."""
+        from .settings import value, warnings
 
-        return value(self.env, key)
+        found = value(self.env, key)
+        for line in warnings(self.env):
+            self.notice(line)
+        return found
 
     def daemon_enabled(self) -> bool:
         if not self.use_daemon or self.embedder_factory is not _default_embedder:
@@ -169,15 +180,25 @@ class Context:
     def current_branch(self) -> str | None:
         return self.place().branch
 
-    def read_stdin(self) -> str:
-        """Standard input as text; bytes that are not UTF-8 are a usage error."""
+    def read_stdin(self, limit: int | None = None) -> str:
+        """Standard input as text; bytes that are not UTF-8 are a usage
+        error, and so is more than `limit` bytes (reading stops there: an
+        endless input is never held in memory)."""
         from .errors import InvalidInput
 
         stream = self.stdin or sys.stdin
         if stream is None or stream.closed:
             raise InvalidInput("no standard input to read")
         try:
-            text = stream.read()
+            if limit is None:
+                text = stream.read()
+            else:
+                raw = getattr(stream, "buffer", None)
+                data = raw.read(limit + 1) if raw is not None else stream.read(limit + 1)
+                if len(data) > limit:
+                    raise InvalidInput(f"standard input holds more than {limit:,} bytes, the limit; nothing was"
+                                       " saved (reading stopped there)")
+                text = data.decode("utf-8") if isinstance(data, bytes) else data
             text.encode("utf-8")
         except UnicodeError as exc:
             where = f" (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})" if isinstance(

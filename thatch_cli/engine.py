@@ -28,6 +28,7 @@ class Host(Protocol):
 
     env: Mapping[str, str]
     wait_for_model: bool
+    degrade_under_load: bool
 
     @property
     def db_path(self) -> Path: ...
@@ -189,8 +190,12 @@ class DaemonEngine:
         return self.local
 
     def _call(self, op: str, meanwhile: Callable[[], None] | None = None, **fields):
-        """(reply, payload) from the daemon, or None after falling back."""
-        from .daemon.client import NotRunning, Unreachable
+        """(reply, payload) from the daemon, or None after falling back. A
+        daemon that is not keeping up (client.Overloaded) makes the command
+        degrade (keywords for recall, no vector for a save, reindexed
+        later) unless it asked to embed no matter what (reindex): not load
+        the model in one more process on a machine already out of breath."""
+        from .daemon.client import NotRunning, Overloaded, Unreachable
         from .daemon.protocol import MODEL_LOADING, MODEL_UNAVAILABLE, ErrorReply
 
         try:
@@ -202,6 +207,10 @@ class DaemonEngine:
             if not self.wait:
                 raise ModelUnavailable(f"daemon error ({err.code}: {err.message})") from None
             self._fallback(f"{err.code}: {err.message}")
+        except Overloaded as err:
+            if not self.wait or self.ctx.degrade_under_load:
+                raise ModelUnavailable(f"the background model process is not keeping up: {err}") from None
+            self._fallback(str(err))
         except NotRunning as err:
             if not self.wait:
                 from .daemon.warm import maybe_warm

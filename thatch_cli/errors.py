@@ -73,9 +73,11 @@ class ModelUnavailable(ThatchError):
     code = "model_unavailable"
 
 
-def database_error(exc: BaseException) -> DatabaseError | None:
-    """The database error an SQLite exception means (locked, read-only,
-    corrupt), or None for anything else."""
+def database_error(exc: BaseException, path: object = None) -> DatabaseError | None:
+    """The database error an SQLite exception means (locked, read-only, a
+    full disk, corrupt), or None for anything else. `path` (the database)
+    lets a full disk be told apart from other I/O errors: SQLite says "disk
+    I/O error" when it cannot even create the -shm file."""
     import sqlite3
 
     if not isinstance(exc, sqlite3.Error):
@@ -85,4 +87,35 @@ def database_error(exc: BaseException) -> DatabaseError | None:
         return DatabaseError("database is locked by another process; try again", retryable=True)
     if "readonly" in text:
         return DatabaseError("the database is read-only (file or mount); this command needs to write to it")
+    if "full" in text or (("I/O error" in text or "unable to open" in text) and path is not None and disk_full(path)):
+        where = f" holding {path}" if path is not None else ""
+        return DatabaseError(f"no space left on the disk{where} ({text}); free some space and try again;"
+                             " nothing was changed")
     return DatabaseError(f"database error: {text}")
+
+
+def disk_full(path: object) -> bool:
+    """Whether the file system holding `path` (a file or directory) has no
+    space left for this user."""
+    import os
+
+    folder = os.fspath(path)
+    try:
+        if not os.path.isdir(folder):
+            folder = os.path.dirname(os.path.realpath(folder)) or "."
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 64 * 1024
+
+
+def os_error(exc: OSError, what: str) -> ThatchError:
+    """An OSError writing `what` (a file the user named): a full disk or
+    another fault of the device is exit 6, a path the user cannot write
+    (missing, permission, a directory ...) exit 2."""
+    import errno
+
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG):
+        return DatabaseError(f"cannot write {what}: {reason}")
+    return InvalidInput(f"cannot write {what}: {reason}")

@@ -4,6 +4,7 @@ caches and state."""
 
 from __future__ import annotations
 
+import errno
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,6 +94,48 @@ def read_json_object(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def make_dirs(path: Path | str, mode: int = 0o700) -> None:
+    """Create the directory `path` and every missing parent with `mode`
+    (0700 for thatch's own directories, 0755 where another program reads
+    them). os.makedirs and Path.mkdir give the parents the umask's default,
+    0777 under umask 000: a directory anyone could plant files in."""
+    path = Path(path)
+    missing = []
+    while not path.is_dir() and path.parent != path:
+        missing.append(path)
+        path = path.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, mode)
+        except FileExistsError:
+            if not directory.is_dir():
+                raise
+
+
+def private_dir(path: Path | str) -> None:
+    """One of thatch's own directories (state, queue, cache): made 0700 with
+    its parents as needed, and tightened to 0700 if it exists more open."""
+    make_dirs(path, 0o700)
+    st = os.stat(path)
+    if st.st_mode & 0o077 and st.st_uid == os.geteuid():
+        os.chmod(path, 0o700)
+
+
+def open_private(path: Path | str, flags: int = os.O_RDWR) -> int:
+    """A descriptor on a file in one of thatch's private directories (a lock,
+    a log), created 0600 as needed and never through a symlink: a link
+    found at that name (nothing thatch makes) is removed and a real file
+    created in its place."""
+    flags |= os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    try:
+        return os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+    os.unlink(path)
+    return os.open(path, flags | os.O_EXCL, 0o600)
+
+
 def write_json_cache(path: Path, data: Any) -> None:
     """Store `data` at `path` (0600, in a 0700 directory made as needed),
     atomically; a failure is ignored, as for any cache (last writer wins)."""
@@ -100,7 +143,7 @@ def write_json_cache(path: Path, data: Any) -> None:
 
     path = Path(path)
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_dirs(path.parent, 0o700)
         replace_atomically(path, json.dumps(data), 0o600, durable=False)
     except OSError:
         pass
@@ -108,12 +151,13 @@ def write_json_cache(path: Path, data: Any) -> None:
 
 def acquire_lock(path: Path | str, seconds: float) -> int:
     """A descriptor holding an exclusive lock on `path` (a 0600 file, created
-    if need be), waiting up to `seconds` for whoever holds it: TimeoutError
-    past that. Closing the descriptor releases the lock."""
+    if need be, never through a symlink), waiting up to `seconds` for
+    whoever holds it: TimeoutError past that. Closing the descriptor
+    releases the lock."""
     import fcntl
     import time
 
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = open_private(path)
     deadline = time.monotonic() + seconds
     try:
         while True:

@@ -21,7 +21,14 @@ def db_path(env: Mapping[str, str]) -> Path:
     # tools be pointed at the same file with one setting.
     explicit = env.get("THATCH_DB") or env.get("THATCH_DB_PATH")
     if explicit:
-        return Path(explicit).expanduser()
+        try:
+            return Path(explicit).expanduser()
+        except RuntimeError:  # ~name of a user this system does not have
+            from .errors import InvalidInput
+
+            variable = "THATCH_DB" if env.get("THATCH_DB") else "THATCH_DB_PATH"
+            user = explicit[1:].split("/", 1)[0]
+            raise InvalidInput(f"{variable}={explicit!r}: there is no user {user!r} for ~{user} to stand for") from None
     return config_home(env) / "thatch" / "thatch.db"
 
 

@@ -47,6 +47,9 @@ NUDGE_THRESHOLD = 0.55
 # What one `thatch mcp` tool result may hold, and the least it can be set to.
 MCP_MAX_CHARS = 20_000
 MCP_MIN_CHARS = 1_000
+# The most of a settings file read: a few settings take a few hundred bytes,
+# and every command (and hook) reads the file.
+MAX_FILE_BYTES = 64 * 1024
 
 # How long one git fetch or push of thatch sync may take.
 SYNC_TIMEOUT = 60.0
@@ -177,11 +180,12 @@ _READ: dict[str, tuple[tuple, Any]] = {}
 
 
 def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """{"daemon": {"idle": 60}} -> {"daemon.idle": 60}."""
+    """{"daemon": {"idle": 60}} -> {"daemon.idle": 60}; an empty table
+    stays a key of its own ({"recall": {"sub": {}}} -> {"recall.sub": {}})."""
     found: dict[str, Any] = {}
     for name, item in table.items():
         key = f"{prefix}{name}"
-        if isinstance(item, dict):
+        if isinstance(item, dict) and item:
             found.update(flatten(item, key + "."))
         else:
             found[key] = item
@@ -201,18 +205,25 @@ def read_file(env: Mapping[str, str]) -> dict[str, Any]:
     stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     cached = _READ.get(str(file))
     if cached is None or cached[0] != stamp:
-        cached = _READ[str(file)] = (stamp, _parse(file))
+        cached = _READ[str(file)] = (stamp, _parse(file, st.st_size))
     if isinstance(cached[1], SettingsError):
         raise cached[1]
     return cached[1]
 
 
-def _parse(file: Path) -> dict[str, Any] | SettingsError:
+def _parse(file: Path, size: int) -> dict[str, Any] | SettingsError:
     import tomllib
 
+    if size > MAX_FILE_BYTES:
+        return SettingsError(f"the settings file {file} is {size:,} bytes; thatch reads settings files of at most"
+                             f" {MAX_FILE_BYTES // 1024} KiB (fix or remove it)")
     try:
         with open(file, "rb") as fh:
-            return flatten(tomllib.load(fh))
+            data = fh.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            return SettingsError(f"the settings file {file} is over {MAX_FILE_BYTES // 1024} KiB; fix or remove it")
+        # A byte-order mark (some Windows editors write one) is not TOML, but means no harm.
+        return flatten(tomllib.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")))
     except tomllib.TOMLDecodeError as exc:
         return SettingsError(f"the settings file {file} is not valid TOML ({exc}); fix or remove it")
     except (OSError, UnicodeDecodeError) as exc:
@@ -243,6 +254,37 @@ def resolve(env: Mapping[str, str], key: str, *, strict: bool = True) -> tuple[A
             if strict:
                 raise SettingsError(f"{key} in {path(env)} is not valid: {exc}") from None
     return setting.default, "default"
+
+
+def unknown(env: Mapping[str, str]) -> list[str]:
+    """Keys (and tables) the settings file sets that no setting has: a typo,
+    or a newer thatch's. Empty when the file cannot be read (that error is
+    reported where a value is read)."""
+    try:
+        table = read_file(env)
+    except SettingsError:
+        return []
+    return sorted(key for key in table if key not in SETTINGS)
+
+
+_WARNED: set[tuple[str, str]] = set()
+
+
+def warnings(env: Mapping[str, str], *, once: bool = True) -> list[str]:
+    """One line per unknown key of the settings file, with the setting it
+    was probably meant to be; with `once`, each said once per process."""
+    lines = []
+    for key in unknown(env):
+        mark = (str(path(env)), key)
+        if once and mark in _WARNED:
+            continue
+        _WARNED.add(mark)
+        from .suggest import close
+
+        near = close(key, SETTINGS, limit=1)
+        hint = f" (did you mean {near[0]}?)" if near else "; 'thatch config list' shows the settings there are"
+        lines.append(f"warning: {path(env)} sets {key!r}, which is not a thatch setting: it is ignored{hint}")
+    return lines
 
 
 def value(env: Mapping[str, str], key: str, *, strict: bool = True) -> Any:

@@ -117,7 +117,8 @@ def test_unknown_keys_in_the_file_are_kept_and_pointed_out(cli, isolated_env):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("[history]\nretention = 30\n")
     result = cli("config", "list")
-    assert result.exit_code == 0 and "'history.retention', which this thatch does not know" in result.stderr
+    assert result.exit_code == 0 and "'history.retention', which is not a thatch setting: it is ignored" \
+        in result.stderr
     assert cli("config", "list", "--json").json()["unknown"] == ["history.retention"]
     cli("config", "set", "recall.limit", "3")
     assert "retention = 30" in path.read_text()

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from datetime import datetime, timezone
 
 import pytest
@@ -234,6 +235,54 @@ def test_buffering_bad_input_is_silent(project, env):
             assert (result.returncode, result.stdout, result.stderr) == (0, "", ""), (args, payload and payload[:30])
     queued = Queue(env, "s-3").pending()
     assert len(queued) == 1 and len(queued[0]["output"]) < 2_100  # 1 MB trimmed
+
+
+def test_a_huge_or_broken_session_id_is_kept_as_a_hash(project, env):
+    """A 1,000,000-character session_id used to be stored whole (a 1 MB
+    queue file, past the 256 KiB cap); one with a lone surrogate queued
+    nothing at all."""
+    from thatch_cli.ops.extraction import MAX_BYTES, directory, session_key
+
+    huge = "s" * 1_000_000
+    broken_payload = ('{"session_id": "sess-\\ud800-1", "tool_calls": [{"tool_name": "Bash", "tool_input":'
+                      ' {"command": "make \\udc80"}, "tool_response": "ok \\ud83d"}]}')
+    for session, payload in ((huge, json.dumps({"session_id": huge, "tool_calls": [
+            {"tool_name": "Bash", "tool_input": {"command": "make"}, "tool_response": "ok"}]})),
+                             ("sess-\ud800-1", broken_payload)):
+        result = hook(["buffer-batch"], payload, env=env, cwd=project)
+        assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+        key = session_key(session)
+        assert key.startswith("session-") and len(key) == 40
+        assert [e["tool"] for e in Queue(env, session).pending()] == ["Bash"]
+        assert Queue(env, key).pending() == Queue(env, session).pending()  # the agent gives the key back
+        nudge = hook(["flush-tools"], json.dumps({"session_id": session, "prompt": "what next?"}), env=env,
+                     cwd=project)
+        assert f'get_extraction_payload with session_id "{key}"' in nudge.stdout
+    assert "\ufffd" in Queue(env, "sess-\ud800-1").pending()[0]["output"]
+    sizes = [path.stat().st_size for path in directory(env).iterdir()]
+    assert max(sizes) < MAX_BYTES
+
+
+def test_the_deadline_counts_from_the_process_start(project, env, tmp_path):
+    """The deadline used to start after interpreter start-up: on a loaded
+    machine flush-tools took 2.3-2.8 s against its 1.5."""
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "sitecustomize.py").write_text("import time\ntime.sleep(0.8)\n")  # a slow start-up
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, "-m", "thatch_cli", "flush-tools"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=project,
+                               env={**env, "THATCH_HOOK_DEADLINE": "1.2",
+                                    "PYTHONPATH": os.pathsep.join(filter(None, [str(slow), env.get("PYTHONPATH")]))})
+    try:
+        process.wait(timeout=20)  # stdin stays open (communicate would close it): only the deadline ends it
+        took = time.monotonic() - started
+        out, err = process.stdout.read(), process.stderr.read()
+    finally:
+        process.kill()
+        process.stdin.close()
+    assert process.returncode == 0 and out.startswith("thatch: After responding") and not err
+    assert took < 1.2 + 0.5, took  # not 0.8 + 1.2
 
 
 def test_two_hooks_appending_at_once_both_land(project, env):

@@ -372,10 +372,10 @@ def test_python_entry_point_is_the_same_program(repo):
 
 
 def test_record_deletion_is_idempotent_within_a_window(repo):
-    from thatch_cli.storage import schema as db
     from thatch_cli.storage.fastread import record_deletion
+    from thatch_cli.storage.opening import open_database
 
-    conn = db.connect(Path(os.environ["THATCH_DB"]))
+    conn = open_database(Path(os.environ["THATCH_DB"]))[0]
     try:
         assert record_deletion(conn, "acme/widget", "feat/login", "2026-01-01T10:00:00.000Z") == 3
         assert record_deletion(conn, "acme/widget", "feat/login", "2026-01-01T10:00:05.000Z") is None

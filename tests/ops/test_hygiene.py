@@ -22,7 +22,7 @@ from thatch_cli.storage.memories import MemoryDB
 from helpers import FIXED_NOW, git, run_probed
 
 STORE = "acme/widget"
-KEYS = {"store", "clean", "exit_code", "checked_at", "stale_days", "duplicates", "duplicate_check", "stale",
+KEYS = {"store", "clean", "exit_code", "checked_at", "stale_days", "unreadable", "duplicates", "duplicate_check", "stale",
         "orphans"}
 
 

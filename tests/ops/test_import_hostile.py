@@ -71,6 +71,7 @@ HOSTILE: list[tuple[bytes, str]] = [
      "unknown status 'whatever'"),
     (line(_record="version", memory_slug="good", version=0, event="updated", recorded_at="2026-01-01T00:00:00Z",
           label="Good", content="old"), "'version' is out of range (0)"),
+    (b'{"label": "long", "content": "' + b"x" * 3_000_000 + b'"}', "a line of an export is at most 1 MiB"),
 ]
 
 
@@ -142,3 +143,69 @@ def test_a_nan_vector_never_flattens_the_ranking(cli, poisoned):
 def test_duplicates_skip_a_nan_vector(cli, poisoned):
     data = json.loads(cli("duplicates", "--json", THATCH_MODEL="fake:64", **ENV).stdout)
     assert data["compared"] == 2 and data["clusters"] == []
+
+
+# -- inputs without an end, and long runs -----------------------------------------------------------
+
+
+def _bounded(args: list[str], stdin, timeout: float = 60):
+    """Run thatch on an endless input; (exit code, stdout, stderr, its peak
+    memory in MiB: VmHWM, polled while it runs; rusage would count the test
+    process it was forked from). Killed past `timeout`."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    process = subprocess.Popen([sys.executable, "-m", "thatch_cli", *args], stdin=stdin, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={**os.environ, "THATCH_MODEL": "fake:64", **ENV})
+    peak, deadline = 0, time.monotonic() + timeout
+    while process.poll() is None:
+        try:
+            with open(f"/proc/{process.pid}/status") as fh:
+                peak = max([peak] + [int(line.split()[1]) for line in fh if line.startswith("VmHWM:")])
+        except (OSError, ValueError):
+            pass
+        if time.monotonic() > deadline:
+            process.kill()
+        time.sleep(0.005)
+    out, err = process.communicate()
+    return process.returncode, out.decode(), err.decode(), peak / 1024
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_an_endless_line_stops_the_import_with_memory_bounded(isolated_env, how):
+    """`thatch import /dev/zero` used to read one endless line into memory."""
+    with open("/dev/zero", "rb") as zeros:
+        args = ["import", "/dev/zero" if how == "file" else "-", "--json"]
+        code, out, err, peak = _bounded(args, zeros if how == "stdin" else None)
+    assert code == EXIT_ATTENTION, err
+    report = json.loads(out)
+    assert report["errors"] == [{"line": 1, "message": "the line goes on past 64 MiB without an end; the rest of"
+                                                       " the input was not read"}]
+    assert peak < 400, peak
+
+
+def test_remember_from_an_endless_stdin_stops_at_the_limit(isolated_env):
+    """`thatch remember L -` used to read all of stdin before its 64 KiB check."""
+    with open("/dev/zero", "rb") as zeros:
+        code, _, err, peak = _bounded(["remember", "L", "-"], zeros, timeout=30)
+    assert code == 2
+    assert err == ("thatch: error: standard input holds more than 65,536 bytes, the limit; nothing was saved"
+                   " (reading stopped there)\n")
+    assert peak < 400, peak
+
+
+def test_a_long_import_of_bad_lines_reports_progress(cli, tmp_path, monkeypatch):
+    """Without a terminal, a long import says how far it got every few
+    seconds (here: every call), bad lines or not."""
+    from thatch_cli.cli import progress
+
+    monkeypatch.setattr(progress, "TICK_S", 0.0)
+    source = tmp_path / "noise.jsonl"
+    source.write_bytes(b"{not json}\n" * 10_000)
+    result = cli("import", str(source), "--json", THATCH_MODEL="fake:64", **ENV)
+    assert result.exit_code == EXIT_ATTENTION and json.loads(result.stdout)["error_count"] == 10_000
+    ticks = [text for text in result.stderr.splitlines() if text.startswith("thatch: importing:")]
+    assert ticks[:2] == ["thatch: importing: 0 of 10,000 lines (0%) so far",
+                         "thatch: importing: 4,096 of 10,000 lines (40%) so far"]

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.storage import schema
+from thatch_cli.storage import backup as copies
+from thatch_cli.storage import opening
 from thatch_cli.storage.maintenance import index_problems
 from thatch_cli.storage.memories import MemoryDB
 
@@ -53,7 +54,7 @@ def one_error_line(stderr: str) -> str:
 
 @pytest.fixture
 def short_lock_wait(monkeypatch):
-    monkeypatch.setattr(schema, "LOCK_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(opening, "LOCK_TIMEOUT_S", 0.3)
 
 
 def test_a_write_under_another_writers_lock_is_exit_6_retryable(cli, isolated_env, short_lock_wait):
@@ -284,3 +285,100 @@ def test_kill_9_during_reindex_leaves_every_row_whole(tmp_path):
     left = 3001 - moved()
     again = json.loads(run(["reindex", "--json"], db).stdout)
     assert (again["checked"], again["embedded"]) == (3001, left) and moved() == 3001
+
+
+# -- damaged rows and indexes, and a backup killed half-way -------------------------------------------
+
+
+def test_a_row_that_cannot_be_decoded_is_skipped_and_named_everything_else_works(tmp_path):
+    """One label of bytes that are not UTF-8 used to make list, stores,
+    hygiene and export fail for the whole database (exit 6)."""
+    db = tmp_path / "t.db"
+    seed(db, 3)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE entries SET label = CAST(X'FF62616421' AS TEXT) WHERE slug = 'note-1'")
+    conn.execute("INSERT INTO stores VALUES (CAST(X'FE' AS TEXT))")
+    conn.commit()
+    conn.close()
+    named = "thatch: skipped 1 memory that cannot be read (text that is not UTF-8): acme/widget note-1;" \
+            " 'thatch export' saves everything else"
+    listed = run(["list"], db)
+    assert listed.returncode == 0 and named in listed.stderr
+    assert sorted(line.split("\t")[0] for line in listed.stdout.splitlines()) == ["note 0", "note 2"]
+    stores = run(["stores"], db)
+    assert stores.returncode == 0 and "acme/widget\t3" in stores.stdout
+    assert "skipped 1 store that cannot be read" in stores.stderr
+    assert run(["recall", "deploy step"], db).returncode == 0
+    hygiene = run(["hygiene", "--json"], db)
+    assert hygiene.returncode == 5 and json.loads(hygiene.stdout)["unreadable"] == 1
+    export = run(["export", "-o", str(tmp_path / "all.jsonl"), "--json"], db)
+    assert export.returncode == 5 and json.loads(export.stdout)["unreadable"] == ["memory acme/widget note-1"]
+    saved = [json.loads(line)["slug"] for line in (tmp_path / "all.jsonl").read_text().splitlines()
+             if "_record" not in line]
+    assert sorted(saved) == ["note-0", "note-2"]
+    piped = run(["export"], db)
+    assert piped.returncode == 5 and piped.stdout.count('"slug"') >= 2
+    assert "left out 1 row(s) that cannot be read (text that is not UTF-8): memory acme/widget note-1" in piped.stderr
+
+
+def test_remember_refuses_a_file_whose_indexes_are_damaged(tmp_path):
+    """PRAGMA integrity_check reports the index damaged; remember used to
+    write on, adding rows the index cannot find."""
+    db = tmp_path / "t.db"
+    seed(db, 5)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX entries_store_branch ON entries (branch, store)'"
+                 " WHERE name = 'entries_store_branch'")
+    conn.close()
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] != "ok"
+    conn.close()
+    before = _consistent_rows(db)
+    for args in (["remember", "new", "more text"], ["import", "-"]):
+        result = run(args, db, input=json.dumps({"label": "imported", "content": "x"}) + "\n")
+        said = one_error_line(result.stderr) if result.returncode == 6 else json.dumps(
+            [result.returncode, result.stderr])
+        assert result.returncode == 6, said
+        assert said.startswith(f"thatch: error: not writing to {db}: it is damaged (the index entries_store_branch"
+                               " does not find row 1;"), said
+    assert _consistent_rows(db) == before
+    conn = sqlite3.connect(db)
+    conn.execute("REINDEX")
+    conn.commit()
+    conn.close()
+    assert run(["remember", "new", "more text"], db).returncode == 0
+
+
+def _consistent_rows(db: Path) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT count(*) FROM entries NOT INDEXED").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_kill_9_during_a_backup_leaves_nothing_at_its_name(tmp_path):
+    """A backup killed half-way used to leave an empty file at the name
+    asked for, and the next `backup` to it was refused."""
+    db = tmp_path / "t.db"
+    seed(db, 1)
+    lines = "".join(json.dumps({"label": f"m{i}", "content": f"text {i} " * 200}) + "\n" for i in range(3000))
+    assert run(["import", "-"], db, input=lines).returncode == 0
+    env = {**os.environ, **ENV, "THATCH_DB": str(db)}
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    for attempt in range(3):
+        target = folder / f"b{attempt}.db"
+        process = subprocess.Popen([sys.executable, "-m", "thatch_cli", "backup", str(target)], env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert wait_until(lambda: any(folder.iterdir()), timeout=60, step=0.002)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        assert not target.exists() or copies.verify(target)["entries"] == 3001, attempt
+        result = run(["backup", str(target), "--json"], db) if not target.exists() else None
+        assert result is None or (result.returncode == 0 and json.loads(result.stdout)["verified"]), result
+        for leftover in folder.iterdir():
+            if leftover.name.startswith("."):
+                leftover.unlink()
+    assert sorted(p.name for p in folder.iterdir()) == ["b0.db", "b1.db", "b2.db"]

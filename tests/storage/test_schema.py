@@ -6,6 +6,7 @@ import stat
 import pytest
 
 from thatch_cli.clock import format_ts, parse_ts
+from thatch_cli.errors import DatabaseError
 from thatch_cli.storage import schema as dbmod
 from thatch_cli.storage.memories import MemoryDB
 
@@ -208,14 +209,14 @@ def test_newer_schema_is_refused_not_damaged(tmp_path):
     conn.execute("UPDATE thatch_cli_meta SET value = '999' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
-    with pytest.raises(dbmod.DatabaseError, match="newer thatch"):
+    with pytest.raises(DatabaseError, match="newer thatch"):
         MemoryDB.open(path)
 
 
 def test_not_a_database(tmp_path):
     path = tmp_path / "junk.db"
     path.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(dbmod.DatabaseError):
+    with pytest.raises(DatabaseError):
         MemoryDB.open(path)
     assert path.read_bytes() == b"this is not sqlite" * 100
 
@@ -287,7 +288,7 @@ def test_schema_2_index_is_rebuilt_with_its_map(tmp_path):
     conn.execute("DROP TABLE thatch_cli_fts_rows")
     for name in ("entries_fts_ai", "entries_fts_ad", "entries_fts_au"):
         conn.execute(f"DROP TRIGGER {name}")
-    for statement in dbmod._split(dbmod._MIGRATIONS[1]):
+    for statement in dbmod.split(dbmod._MIGRATIONS[1]):
         if "entries_fts_a" in statement and statement.startswith("CREATE TRIGGER"):
             conn.execute(statement)
     conn.execute("UPDATE thatch_cli_meta SET value = '2' WHERE key = 'schema_version'")

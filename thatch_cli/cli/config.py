@@ -85,8 +85,10 @@ def config_list(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     if out.json_mode:
         out.json(found.to_json())
         return
-    for key in found.unknown:
-        out.notice(f"{found.path} sets {key!r}, which this thatch does not know (ignored)")
+    from ..settings import warnings
+
+    for line in warnings(ctx.env, once=False):
+        out.notice(line)
     if out.rich:
         table(out, ("setting", "value", "source"),
               [(f"[bold]{v.key}[/]", esc(v.shown()), _source(v)) for v in found.values],

@@ -68,7 +68,9 @@ def remember(
         raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
     label, content = (None, label) if content is None else (label, content)
     if content == "-":
-        content = ctx.read_stdin()
+        from ..validate import MAX_CONTENT_BYTES
+
+        content = ctx.read_stdin(MAX_CONTENT_BYTES)
     _saved(out, save(ctx, content, label, store=store, branch=branch, this_branch=this_branch,
                      confidence=confidence, overwrite=overwrite, archived=archived, pin=pin, private=private))
 
@@ -278,8 +280,8 @@ def reindex(ctx: Context, out: Output, *, store: Store = None, as_json: Json = F
     from ..ops.reindex import reindex as embed_all
     from .progress import STEP, ProgressBar
 
-    with ProgressBar.for_output(out, "Embedding", ctx) as progress:
-        outcome = embed_all(ctx, store, progress=progress, batch=STEP if progress else BATCH)
+    with ProgressBar.for_output(out, "Embedding", ctx, unit="memories") as progress:
+        outcome = embed_all(ctx, store, progress=progress, batch=STEP if isinstance(progress, ProgressBar) else BATCH)
     if out.json_mode:
         out.json(outcome.to_json())
         return

@@ -11,6 +11,8 @@ from .output import Output
 # Work is reported in steps of this many memories, so the bar moves every
 # second or so even on a slow machine (a batch of 256 took several seconds).
 STEP = 32
+# Without a terminal, a long run says how far it got this often (seconds).
+TICK_S = 5.0
 
 
 class ProgressBar:
@@ -27,10 +29,14 @@ class ProgressBar:
         self._progress.start()
 
     @classmethod
-    def for_output(cls, out: Output, description: str, ctx: Context | None = None) -> "_Scope":
+    def for_output(cls, out: Output, description: str, ctx: Context | None = None,
+                   unit: str = "lines") -> "_Scope":
         """A context manager giving a bar when stderr is a terminal and the
-        output is for people, else None. With `ctx`, waits show in the bar."""
-        return _Scope(cls(description) if out.rich_stderr and not out.json_mode else None, ctx)
+        output is for people, else a Ticker (a line on stderr every few
+        seconds of a long run). With `ctx`, waits show in the bar."""
+        if out.rich_stderr and not out.json_mode:
+            return _Scope(cls(description), ctx)
+        return _Scope(Ticker(out, description, unit), None)
 
     def __call__(self, done: int, total: int | None) -> None:
         self._progress.update(self._task, completed=done, total=total)
@@ -43,6 +49,28 @@ class ProgressBar:
 
     def close(self) -> None:
         self._progress.stop()
+
+
+class Ticker:
+    """Progress without a terminal: after TICK_S seconds, and every TICK_S
+    seconds after that, one line on stderr saying how far the work got."""
+
+    def __init__(self, out: Output, description: str, unit: str) -> None:
+        import time
+
+        self.out, self.description, self.unit = out, description, unit
+        self.clock = time.monotonic
+        self.next = self.clock() + TICK_S
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if self.clock() < self.next:
+            return
+        self.next = self.clock() + TICK_S
+        share = f" of {total:,} {self.unit} ({100 * done // total}%)" if total else f" {self.unit}"
+        self.out.notice(f"{self.description.lower()}: {done:,}{share} so far")
+
+    def close(self) -> None:
+        pass
 
 
 class _Described:
@@ -63,16 +91,15 @@ class _Described:
 
 
 class _Scope:
-    def __init__(self, bar: ProgressBar | None, ctx: Context | None) -> None:
+    def __init__(self, bar: "ProgressBar | Ticker", ctx: Context | None) -> None:
         self.bar, self.ctx, self.saved = bar, ctx, None
 
-    def __enter__(self) -> ProgressBar | None:
-        if self.bar is not None and self.ctx is not None:
+    def __enter__(self) -> "ProgressBar | Ticker":
+        if self.ctx is not None:
             self.saved, self.ctx.indicator = self.ctx.indicator, self.bar.waiting
         return self.bar
 
     def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            if self.ctx is not None:
-                self.ctx.indicator = self.saved
-            self.bar.close()
+        if self.ctx is not None:
+            self.ctx.indicator = self.saved
+        self.bar.close()

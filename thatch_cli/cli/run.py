@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..context import Context
-from ..errors import EXIT_INTERNAL, ThatchError, database_error
+from ..errors import EXIT_INTERNAL, ThatchError, database_error, os_error
 from . import waiting
 from .output import Output
 
@@ -30,7 +30,7 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        err = database_error(exc)
+        err = database_error(exc, _database(ctx)) or _device_error(exc)
         if err is not None:
             out.error(err)
             return err.exit_code
@@ -41,6 +41,23 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
         return EXIT_INTERNAL
     finally:
         ctx.close()
+
+
+def _database(ctx: Context):
+    try:
+        return ctx.db_path
+    except ThatchError:
+        return None
+
+
+def _device_error(exc: Exception) -> ThatchError | None:
+    """Output that cannot be written for want of space (or a failing
+    device): exit 6, not a bug."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG):
+        return os_error(exc, "the output")
+    return None
 
 
 def with_store(params: dict[str, Any]) -> dict[str, Any]:

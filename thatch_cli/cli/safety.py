@@ -33,7 +33,8 @@ def backup(
 
 
 @command("restore", examples=["thatch restore ~/backups/thatch-2026-11-30.db"],
-         json="database, restored_from, previous_backup, previous_verified, memories, tables")
+         json="database, restored_from, previous_backup, previous_verified, memories, tables, removed (triggers,"
+              " views and indexes left out), unknown_tables")
 def restore(
     ctx: Context, out: Output, *,
     path: Annotated[str, Argument(metavar="PATH", help="A backup file (from thatch backup).")],
@@ -48,6 +49,11 @@ def restore(
         return
     memories = outcome.counts.get("entries") or 0
     out.line(f"Restored {plural(memories, 'memory', 'memories')} from {outcome.source} into {outcome.database}")
+    if outcome.removed:
+        out.notice(f"left out what neither thatch nor the original thatch defines: {', '.join(outcome.removed)}"
+                   " (the backup file still holds it)")
+    if outcome.unknown_tables:
+        out.notice(f"restored tables thatch does not know, as they are: {', '.join(outcome.unknown_tables)}")
     if outcome.previous:
         how = "verified backup" if outcome.previous_verified else "byte-for-byte copy (it could not be read)"
         out.line(f"The database it replaced is kept as {outcome.previous} ({how});"

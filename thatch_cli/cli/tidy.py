@@ -19,7 +19,8 @@ MEMBERS_SHOWN = 10
 
 
 @command("hygiene", examples=["thatch hygiene", "thatch hygiene --stale-days 30 --global", "thatch hygiene --json"],
-         json="store, clean, exit_code, checked_at, stale_days, duplicates (score, a, b: briefs),"
+         json="store, clean, exit_code, checked_at, stale_days, unreadable (memories that cannot be read),"
+              " duplicates (score, a, b: briefs),"
               " duplicate_check (threshold, compared, without_vector, spaces, pair_count, truncated),"
               " stale (brief plus last_recalled_at, last_activity, idle_days),"
               " orphans (checked, skipped_reason, repository, branches: branch, deleted_at, memories)")
@@ -77,6 +78,8 @@ def hygiene(
              plural(len(report.stale), "stale memory", "stale memories")]
     if orphans.checked:
         facts.append(plural(len(orphans.branches), "orphaned branch", "orphaned branches"))
+    if report.unreadable:
+        facts.append(plural(report.unreadable, "memory that cannot be read", "memories that cannot be read"))
     verdict = "clean" if report.clean else "needs attention"
     out.line(("\n" if not report.clean else "") + f"{report.store}: {verdict} ({', '.join(facts)})")
     return code

@@ -14,7 +14,8 @@ from .output import Output
 @command("export", examples=[
     "thatch export > widget.jsonl",
     "thatch export --all-stores --with-vectors -o backup.jsonl",
-], json="with --output: exported, stores, with_vectors, output (without it, stdout is the JSONL itself)")
+], json="with --output: exported, stores, with_vectors, output, unreadable (rows left out; without --output, stdout"
+        " is the JSONL itself)")
 def export(
     ctx: Context, out: Output, *,
     store: Annotated[Optional[str], Option("--store", "-s", metavar="STORE",
@@ -25,8 +26,8 @@ def export(
     output: Annotated[Optional[str], Option("--output", "-o", metavar="FILE",
                                             help="Write to FILE instead of stdout.")] = None,
     as_json: Json = False,
-) -> None:
-    """Export memories as JSONL, one memory per line with every column."""
+) -> int:
+    """Export memories as JSONL, one memory per line with every column. A row that cannot be read (text that is not UTF-8) is left out and named (exit 5); everything else is exported."""
     from ..ops import transfer
 
     if as_json and not output:
@@ -37,14 +38,21 @@ def export(
     else:
         outcome = transfer.export(ctx, out.stdout, stores, with_vectors=with_vectors)
         out.stdout.flush()
-        if not out.rich_stderr:
-            return  # stdout is the data; stay quiet unless a person watches stderr
+    code = EXIT_ATTENTION if outcome.unreadable else 0
+    if outcome.unreadable:
+        shown = ", ".join(outcome.unreadable[:3]) + (f" and {len(outcome.unreadable) - 3} more"
+                                                      if len(outcome.unreadable) > 3 else "")
+        out.notice(f"left out {len(outcome.unreadable)} row(s) that cannot be read (text that is not UTF-8): {shown};"
+                   " everything else was exported")
+    if not outcome.output and not out.rich_stderr:
+        return code  # stdout is the data; stay quiet unless a person watches stderr
     if out.json_mode:
         out.json(outcome.to_json())
-        return
+        return code
     what = f"{outcome.exported} memor{'y' if outcome.exported == 1 else 'ies'}"
     out.notice(f"exported {what} from {', '.join(outcome.stores) or 'no stores'}"
                + (" with vectors" if outcome.with_vectors else "") + (f" to {outcome.output}" if outcome.output else ""))
+    return code
 
 
 @command("import", examples=[
@@ -64,7 +72,7 @@ def import_(
     """Import memories from JSONL (as written by export); embeds those without a usable vector."""
     import sys
 
-    from ..ops import transfer
+    from ..ops import jsonl, transfer
     from .progress import STEP, ProgressBar
 
     total = None
@@ -82,8 +90,9 @@ def import_(
             raise InvalidInput(f"cannot read {source}: {exc.strerror or exc}") from None
     try:
         with ProgressBar.for_output(out, "Importing", ctx) as progress:
-            outcome = transfer.import_lines(ctx, stream, overwrite=overwrite, store=store, progress=progress,
-                                            total=total, batch_size=STEP if progress else transfer.BATCH)
+            outcome = transfer.import_lines(ctx, jsonl.lines(stream), overwrite=overwrite, store=store, progress=progress,
+                                            total=total,
+                                            batch_size=STEP if isinstance(progress, ProgressBar) else transfer.BATCH)
     finally:
         if source != "-":
             stream.close()

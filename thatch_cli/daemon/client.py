@@ -45,6 +45,13 @@ class NotRunning(Unreachable):
     """No daemon is running and we were told not to start one."""
 
 
+class Overloaded(Unreachable):
+    """The daemon is there but not keeping up: it stopped answering, or did
+    not start in time. Every command loading the model
+    in its own process then would be a herd on a machine already out of
+    breath, so callers degrade instead (engine.DaemonEngine)."""
+
+
 
 
 class Client:
@@ -68,7 +75,7 @@ class Client:
         `meanwhile` runs once, after the first send, while the daemon works."""
         shape = protocol.SHAPES[op]
         header = shape.request(self.identity, **fields)
-        problem = "no answer"
+        problem, error = "no answer", Unreachable
         for _attempt in range(3):
             sock = self._connection()
             try:
@@ -84,10 +91,10 @@ class Client:
                 reply, data = protocol.receive(sock)
             except TimeoutError:
                 self.close()
-                raise Unreachable(f"no answer within {self.timeout:g}s") from None
+                raise Overloaded(f"no answer within {self.timeout:g}s") from None
             except (OSError, protocol.ProtocolError) as exc:
                 # Crashed, or exited idle just as we connected: start afresh.
-                problem = f"daemon went away ({exc})"
+                problem, error = f"daemon went away ({exc})", Unreachable
                 self.close()
                 continue
             if reply.get("ok"):
@@ -100,14 +107,14 @@ class Client:
             if code == "mismatch":
                 # Our model's own directory, another thatch or protocol version (or the
                 # same folder holding other weights now): the old daemon makes way.
-                problem = message
+                problem, error = message, Unreachable
                 self.close()
                 if not self.autostart:
                     raise NotRunning(message)
                 self._replace()
                 continue
             raise protocol.ErrorReply(code, message)
-        raise Unreachable(problem)
+        raise error(problem)
 
     def _await_answer(self, sock: _socket.socket) -> None:
         """Return once the answer starts arriving. Raises TimeoutError after
@@ -121,7 +128,7 @@ class Client:
                 raise TimeoutError
             if not self._alive():
                 self.close()
-                raise Unreachable(f"the daemon stopped answering (no reply to a ping within {PING_TIMEOUT:g}s)")
+                raise Overloaded(f"the daemon stopped answering (no reply to a ping within {PING_TIMEOUT:g}s)")
 
     def _ping(self) -> dict | None:
         """The daemon's ping answer on a fresh connection, None without one."""
@@ -216,7 +223,7 @@ class Client:
         try:
             return acquire_lock(os.path.join(rundir, runtime.SPAWN_LOCK), SPAWN_LOCK_WAIT)
         except TimeoutError:
-            raise Unreachable("another command has been starting the daemon for too long") from None
+            raise Overloaded("another command has been starting the daemon for too long") from None
 
     def _start(self, rundir: str) -> _socket.socket:
         fd = self._spawn_lock(rundir)
@@ -262,9 +269,9 @@ class Client:
                 sock = self._try_connect(rundir)  # it may have bowed out to a daemon like us
                 if sock is not None:
                     return sock
-                raise Unreachable(f"the daemon exited during start-up (see {os.path.join(rundir, runtime.LOG)})")
+                raise Overloaded(f"the daemon exited during start-up (see {os.path.join(rundir, runtime.LOG)})")
             if time.monotonic() > deadline:
-                raise Unreachable(f"the daemon did not start within {START_TIMEOUT:g}s")
+                raise Overloaded(f"the daemon did not start within {START_TIMEOUT:g}s")
             time.sleep(delay)
             delay = min(delay * 1.5, 0.05)
 

@@ -127,7 +127,9 @@ def ensure_dir(env: Mapping[str, str]) -> str:
         except FileExistsError:
             pass
         except FileNotFoundError:
-            os.makedirs(os.path.dirname(directory), mode=0o700, exist_ok=True)
+            from ..files import make_dirs
+
+            make_dirs(os.path.dirname(directory), 0o700)
             try:
                 os.mkdir(directory, 0o700)
             except FileExistsError:
@@ -175,7 +177,10 @@ def identity(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def open_lock(path: str) -> int:
-    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    """The lock file at `path` (0600), never opened through a symlink."""
+    from ..files import open_private
+
+    return open_private(path)
 
 
 def try_flock(fd: int, exclusive: bool = True) -> bool:
@@ -247,15 +252,34 @@ def spawn(env: Mapping[str, str], rundir: str, *args: str) -> int:
     child_env["THATCH_MODEL"] = model_source(env)  # a relative folder must survive cwd=/
     child_env.pop("THATCH_FASTPATH", None)
     log = os.path.join(rundir, LOG)
+    if os.path.islink(log):
+        os.unlink(log)  # never append the daemon's output through a link, wherever it points
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 1, log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
+        (os.POSIX_SPAWN_OPEN, 1, log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600),
         (os.POSIX_SPAWN_DUP2, 1, 2),
     ]
     for fd in _inheritable_fds():
         actions.append((os.POSIX_SPAWN_CLOSE, fd))
     argv = [sys.executable, "-m", "thatch_cli.daemon", "serve", *args]
-    return os.posix_spawn(sys.executable, argv, child_env, file_actions=actions, setsid=True)
+    pid = os.posix_spawn(sys.executable, argv, child_env, file_actions=actions, setsid=True)
+    _reap_when_done(pid)
+    return pid
+
+
+def _reap_when_done(pid: int) -> None:
+    """Collect the daemon's exit status when it ends, so a long-lived parent
+    (an MCP server) is not left holding a zombie after the daemon exits
+    idle. A short-lived parent exits first and init collects it."""
+    import threading
+
+    def wait() -> None:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:  # already collected (a client checking on its start-up)
+            pass
+
+    threading.Thread(target=wait, name=f"thatch-reap-{pid}", daemon=True).start()
 
 
 def _inheritable_fds() -> list[int]:

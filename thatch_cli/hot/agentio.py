@@ -2,11 +2,13 @@
 the session's project is, and answering within a hard deadline.
 
 A hook never delays the user's prompt by more than the deadline
-(THATCH_HOOK_DEADLINE seconds, default 1.5): a watchdog thread writes the
-fallback answer (a static reminder, or nothing) and ends the process when
-the real answer is late, whatever the main thread is stuck in (a payload
-that never ends, a locked database, a slow daemon). Exactly one answer is
-written, in one write. Hooks always exit 0.
+(THATCH_HOOK_DEADLINE seconds, default 1.5), counted from when the process
+started (interpreter start-up and imports take a good part of it on a
+loaded machine): a watchdog thread writes the fallback answer (a static
+reminder, or nothing) and ends the process when the real answer is late,
+whatever the main thread is stuck in (a payload that never ends, a locked
+database, a slow daemon). Exactly one answer is written, in one write.
+Hooks always exit 0.
 """
 
 from __future__ import annotations
@@ -33,6 +35,21 @@ def deadline(env: Mapping[str, str]) -> float:
     except ValueError:
         return DEFAULT_DEADLINE
     return min(max(value, 0.05), 30.0)
+
+
+def since_start() -> float:
+    """Seconds since this process started: its start time in /proc (clock
+    ticks since boot) against the boot-time clock. 0 where that cannot be
+    read (not Linux)."""
+    import time
+
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, starttime
+        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
 
 
 def read_payload(stream=None) -> dict:
@@ -73,7 +90,7 @@ def respond(fallback: str, compute: Callable[[Mapping[str, str]], str],
     """Run a hook: print shape(compute(env)), or shape(fallback) on any error
     or past the deadline; always exit status 0."""
     env = os.environ
-    answer = Answer(deadline(env), shape(fallback))
+    answer = Answer(max(0.0, deadline(env) - since_start()), shape(fallback))
     try:
         text = compute(env)
     except Exception:

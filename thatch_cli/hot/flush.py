@@ -99,7 +99,7 @@ def nudge_text(env: Mapping[str, str], payload: dict) -> str:
         queue = Queue(env, session)
         pending = queue.pending()
         if pending:
-            return extraction_nudge(len(pending), queue.nudged(), session)
+            return extraction_nudge(len(pending), queue.nudged(), queue.session_id)
     prompt = text_field(payload, PROMPT_KEYS)
     if prompt:
         matches = related(env, project_dir(env, payload), prompt)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import ThatchError
-from ..files import replace_atomically
+from ..files import make_dirs, replace_atomically
 from .shell import check_shell
 
 
@@ -90,7 +90,7 @@ def install(shell: str, env: Mapping[str, str]) -> Installed:
     if current == text:
         return Installed(shell, path, "unchanged", _notes(shell, path, env))
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent, 0o755)  # the shell reads it; nobody else may replace it
         replace_atomically(path, text, 0o644)
     except OSError as exc:
         raise ThatchError(f"cannot write {path}: {exc.strerror or exc}") from exc

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Conflict, NotFound
-from ..files import replace_atomically, template
+from ..files import make_dirs, replace_atomically, template
 from .shell import sh_quote
 
 HOOK_NAMES = ("post-checkout", "reference-transaction")
@@ -184,7 +184,7 @@ def install(start: Path, executable: str) -> HooksResult:
                 f"both {report.path} and {report.legacy} exist and neither is thatch's; move one of them away first",
                 path=str(report.path),
             )
-    location.hooks_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(location.hooks_dir, 0o755)
     result = HooksResult(location)
     for report in reports:
         text = rendered[report.name]

@@ -78,9 +78,15 @@ def render_recall(data: dict[str, Any]) -> str:
 
 def render_list(data: dict[str, Any]) -> str:
     memories = data["memories"]
+    total, offset = data.get("total", len(memories)), data.get("offset", 0)
     if not memories:
-        return f"No memories in {line(data['store'])}."
-    lines = [f"thatch: {_count(len(memories))} in {line(data['store'])}.", *_about(data)]
+        return f"No memories in {line(data['store'])}." if not total else \
+            f"No memories past {offset} of the {_count(total)} in {line(data['store'])}."
+    if len(memories) == total:
+        lines = [f"thatch: {_count(total)} in {line(data['store'])}.", *_about(data)]
+    else:
+        lines = [f"thatch: memories {offset + 1}-{offset + len(memories)} of {total} in {line(data['store'])}"
+                 " (newest first).", *_about(data)]
     for m in memories:
         extra = [f"branch {line(m['branch'])}"] if m.get("branch") else []
         if m.get("confidence") is not None:
@@ -90,6 +96,9 @@ def render_list(data: dict[str, Any]) -> str:
             extra.append(agent_text.by(m["author"]) + ("; not reviewed yet" if m.get("unreviewed") else ""))
         extra.append(f"updated {m['updated_at'][:10]}")
         lines.append(f"- {_label(m)} ({', '.join(extra)})")
+    following = data.get("next_offset")
+    if following is not None:
+        lines.append(f"{total - following} more: call memory_list with offset {following} for the next page.")
     return "\n".join(lines)
 
 

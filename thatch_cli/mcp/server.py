@@ -61,7 +61,7 @@ class ToolRunner:
         tool = BY_NAME.get(name)
         if tool is None:
             known = ", ".join(BY_NAME)
-            return error_reply(InvalidInput(f"unknown tool {name!r}; the tools are {known}"))
+            return error_reply(InvalidInput(f"unknown tool {_shown(name)}; the tools are {known}"))
         try:
             args = check_arguments(tool, dict(arguments or {}))
         except ThatchError as err:
@@ -94,8 +94,23 @@ class ToolRunner:
         return shown
 
 
+# An error names the value it refuses, never repeats a huge one whole.
+MAX_ERROR_CHARS = 500
+
+
 def error_reply(err: ThatchError) -> Reply:
-    return Reply({"error": err.to_json()}, render_error, is_error=True)
+    data = {key: _shortened(value, MAX_ERROR_CHARS) if isinstance(value, str) else value
+            for key, value in err.to_json().items()}
+    return Reply({"error": data}, render_error, is_error=True)
+
+
+def _shortened(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def _shown(value: Any) -> str:
+    """`value` as an error message quotes it: its repr, cut to 80 characters."""
+    return _shortened(repr(value), 80)
 
 
 # -- argument checks ------------------------------------------------------------------
@@ -124,8 +139,12 @@ def check_arguments(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
         check(value)  # raises with the CLI's message for this value
     expected = error.validator_value if error.validator == "type" else None
     if expected is not None:
-        raise InvalidInput(f"{name} must be {_article(expected)}, got {value!r}", argument=name)
-    raise InvalidInput(f"{name}: {error.message}", argument=name)
+        raise InvalidInput(f"{name} must be {_article(expected)}, got {_shown(value)}", argument=name)
+    if error.validator in ("maxLength", "minLength") and isinstance(value, str):
+        bound = "at most" if error.validator == "maxLength" else "at least"
+        raise InvalidInput(f"{name} is {len(value):,} characters; it must be {bound} {error.validator_value}",
+                           argument=name)
+    raise InvalidInput(f"{name}: {_shortened(error.message, 200)}", argument=name)
 
 
 def _order(error) -> tuple:
@@ -143,10 +162,10 @@ def _unknown(tool: Tool, name: str) -> str:
     from ..suggest import close
 
     accepted = list(tool.properties)
-    found = close(name, accepted, limit=1)
+    found = close(name, accepted, limit=1) if len(name) <= 200 else []
     hint = f" (did you mean {found[0]!r}?)" if found else ""
     listed = ", ".join(accepted) if accepted else "none"
-    return f"unknown argument {name!r} for {tool.name}{hint}; it takes: {listed}"
+    return f"unknown argument {_shown(name)} for {tool.name}{hint}; it takes: {listed}"
 
 
 # -- the SDK server ---------------------------------------------------------------------
@@ -177,17 +196,20 @@ def build(runner: ToolRunner):
 
 
 def serve(env: Mapping[str, str], *, max_chars: int, lock_wait: float = DEFAULT_LOCK_WAIT) -> None:
-    """Serve over stdin/stdout until the host closes stdin."""
+    """Serve over stdin/stdout until the host closes stdin (or SIGINT)."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     from ..daemon.warm import maybe_warm
+    from .transport import Lines
 
     server = build(ToolRunner(env, max_chars=max_chars, lock_wait=lock_wait))
     maybe_warm(env)  # the model loads while the host is still handshaking
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
+        lines = Lines()  # every line checked, refused ones answered (transport.py)
+        async with stdio_server(stdin=lines) as (read, write):
+            lines.answer = write
             await server.run(read, write, server.create_initialization_options())
 
     try:

@@ -104,12 +104,31 @@ def _recall(ctx: Context, args: dict, state: Session) -> Reply:
                  "ask for fewer results (`limit`), one `store`, or a more specific query")
 
 
+LIST_PAGE = 100  # memory_list's default page
+
+
 def _list(ctx: Context, args: dict, state: Session) -> Reply:
+    """One page of the store's memories (newest first): `total` says how
+    many there are and `next_offset` where the next page starts (null on
+    the last), also when the character cap shortened this one."""
     from ..ops.memories import list_memories
 
     listing = list_memories(ctx, args.get("store"), branch=args.get("branch"), archived=bool(args.get("archived")))
-    return Reply(views.listing(listing.to_json()), render_list, ("memories",),
-                 "pass `branch`, or use memory_recall to search")
+    offset, limit = args.get("offset", 0), args.get("limit", LIST_PAGE)
+    everything = listing.to_json()
+    total = len(everything["memories"])
+    page = everything["memories"][offset:offset + limit]
+    data = {**views.listing({**everything, "memories": page}), "total": total, "offset": offset,
+            "next_offset": offset + len(page)}
+    # Capped here, not only by the server, so next_offset counts what was shown.
+    reply = cap(Reply(data, render_list, ("memories",), "call memory_list again with `offset` set to next_offset"),
+                state.max_chars - 100)
+    shown = len(reply.data["memories"])
+    if offset + shown < total:
+        reply.data["next_offset"] = offset + shown
+    else:
+        reply.data.pop("next_offset", None)  # the last page (a model reads no nulls)
+    return reply
 
 
 def _show(ctx: Context, args: dict, state: Session) -> Reply:
@@ -276,12 +295,17 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         "memory_list",
-        "List the memories of a store (labels and metadata, no content): see what exists before reading"
-        " (memory_show) or writing (memory_remember).",
+        "List the memories of a store (labels and metadata, no content), newest first, a page at a time: see"
+        " what exists before reading (memory_show) or writing (memory_remember). `total` is how many there are;"
+        " when next_offset is not null, call again with that `offset` for the next page.",
         {
             "store": _text("Store to list (default: this project's store)."),
             "branch": _text("Only memories scoped to this branch."),
             "archived": {"type": "boolean", "description": "List archived memories instead of live ones."},
+            "offset": {"type": "integer", "minimum": 0,
+                       "description": "Skip this many (newest first); pass the next_offset of the last page."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": validate.MAX_LIMIT,
+                      "description": f"Most memories in this page (default {LIST_PAGE})."},
         },
         _list, checks=NAME_CHECKS,
     ),

@@ -11,7 +11,7 @@ from typing import Any
 from ..context import Context
 from ..errors import Conflict, DatabaseError, InvalidInput, NotFound
 from ..storage import backup as copies
-from ..storage import schema
+from ..storage import opening, schema
 
 
 def _stamp(ctx: Context) -> str:
@@ -64,18 +64,19 @@ def backup(ctx: Context, path: str | None = None) -> BackupOutcome:
 
 
 class RestoreOutcome:
-    __slots__ = ("database", "source", "previous", "previous_verified", "counts")
+    __slots__ = ("database", "source", "previous", "previous_verified", "counts", "removed", "unknown_tables")
 
     def __init__(self, database: Path, source: Path, previous: Path | None, previous_verified: bool,
-                 counts: dict[str, int | None]) -> None:
+                 counts: dict[str, int | None], removed: list[str], unknown_tables: list[str]) -> None:
         self.database, self.source, self.previous = database, source, previous
         self.previous_verified, self.counts = previous_verified, counts
+        self.removed, self.unknown_tables = removed, unknown_tables
 
     def to_json(self) -> dict[str, Any]:
         return {"database": str(self.database), "restored_from": str(self.source),
                 "previous_backup": str(self.previous) if self.previous else None,
                 "previous_verified": self.previous_verified, "memories": self.counts.get("entries"),
-                "tables": self.counts}
+                "tables": self.counts, "removed": self.removed, "unknown_tables": self.unknown_tables}
 
 
 def _check_backup(path: Path) -> dict[str, int | None]:
@@ -83,7 +84,7 @@ def _check_backup(path: Path) -> dict[str, int | None]:
         raise NotFound(f"no backup file at {path}")
     try:
         counts = copies.verify(path)
-        version = schema.file_version(path)
+        version = opening.file_version(path)
     except (copies.BackupFailed, sqlite3.Error) as exc:
         raise DatabaseError(f"not restoring from {path}: {exc}") from None
     if "entries" not in counts:
@@ -96,12 +97,32 @@ def _check_backup(path: Path) -> dict[str, int | None]:
 def restore(ctx: Context, path: str) -> RestoreOutcome:
     """Replace the database's content with a verified backup. The current
     file is backed up first (verified when it can be read at all, else copied
-    byte for byte), so a restore can be undone by restoring that."""
+    byte for byte), so a restore can be undone by restoring that. Triggers,
+    views and indexes neither thatch nor the original defines are left out
+    (storage/foreign.py) and named."""
     source = Path(path).expanduser()
     counts = _check_backup(source)
     db = ctx.db_path
     if db.exists() and db.resolve() == source.resolve():
         raise InvalidInput(f"{source} is the database itself")
+    if not db.parent.is_dir():
+        raise DatabaseError(f"cannot restore to {db}: directory {db.parent} does not exist")
+    try:
+        cleaned, found = copies.without_foreign(source, db.parent)
+    except (copies.BackupFailed, sqlite3.Error, OSError) as exc:
+        raise DatabaseError(f"not restoring from {source}: cannot leave out what it should not hold ({exc})") from None
+    try:
+        outcome = _restore(ctx, db, cleaned or source, counts)
+    finally:
+        if cleaned is not None:
+            cleaned.unlink(missing_ok=True)
+    outcome.source = source
+    outcome.removed = found.names()
+    outcome.unknown_tables = found.tables
+    return outcome
+
+
+def _restore(ctx: Context, db: Path, source: Path, counts: dict[str, int | None]) -> RestoreOutcome:
     previous, verified, readable = None, False, True
     if db.exists():
         previous = copies.sibling(db, "before-restore", _stamp(ctx))
@@ -114,8 +135,6 @@ def restore(ctx: Context, path: str) -> RestoreOutcome:
                 copies.raw_copy(db, previous)
             except OSError as exc:
                 raise DatabaseError(f"not restoring: cannot keep a copy of {db} ({exc.strerror or exc})") from None
-    elif not db.parent.is_dir():
-        raise DatabaseError(f"cannot restore to {db}: directory {db.parent} does not exist")
     try:
         if readable and db.exists():
             copies.restore_into(source, db, counts)
@@ -125,5 +144,5 @@ def restore(ctx: Context, path: str) -> RestoreOutcome:
     except (copies.BackupFailed, sqlite3.Error, OSError) as exc:
         kept = f"; the previous database was kept as {previous}" if previous else ""
         raise DatabaseError(f"restore failed: {exc}{kept}") from None
-    return RestoreOutcome(db, source, previous, verified, counts)
+    return RestoreOutcome(db, source, previous, verified, counts, [], [])
 

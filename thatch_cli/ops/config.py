@@ -138,14 +138,17 @@ def _edit(ctx: Context, entry: Setting, change, *, trim: bool = False) -> Change
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
-    from ..files import replace_atomically
+    from ..files import private_dir, replace_atomically
 
     file = settings.path(ctx.env)
     before = _state(ctx, entry)
+    settings.read_file(ctx.env)  # a file too large or not TOML is refused the same way as when read
     try:
         text = file.read_text(encoding="utf-8") if file.is_file() else ""
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(f"cannot read the settings file {file}: {getattr(exc, 'strerror', None) or exc}") from None
+    bom = "\ufeff" if text.startswith("\ufeff") else ""  # kept as it was
+    text = text[len(bom):]
     try:
         doc = tomlkit.parse(text)
         change(doc)
@@ -157,8 +160,8 @@ def _edit(ctx: Context, entry: Setting, change, *, trim: bool = False) -> Change
     if new != text:
         try:
             if new.strip():
-                file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                replace_atomically(file, new, file.stat().st_mode & 0o777 if file.exists() else 0o644)
+                private_dir(file.parent)
+                replace_atomically(file, bom + new, file.stat().st_mode & 0o777 if file.exists() else 0o600)
             else:
                 file.unlink()
         except OSError as exc:

@@ -10,7 +10,10 @@ agent hooks or made after a payload was fetched drains them too).
 One JSON file per session under the state directory's queue/ (0700), each
 0600, named by the session id with anything but letters, digits, `-` and
 `_` replaced (plus a hash of the id when that changed it, so two ids never
-share a file). Every change happens under an exclusive lock on the
+share a file). A session id that is long (over MAX_SESSION_CHARS), not
+valid Unicode (a lone surrogate) or holds control characters is known by a
+hash of it instead (session_key): that is what is stored, shown in the
+nudge and accepted back from the agent. Every change happens under an exclusive lock on the
 session's lock file and replaces the queue file whole (files.replace_atomically),
 so two hooks appending at once both land and a reader never sees half a
 file. Entries are trimmed (each input and output to MAX_FIELD_CHARS) and the
@@ -22,6 +25,7 @@ Standard library only: the hooks that append run on every tool call.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -33,6 +37,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, Iterator, Mapping
 
+MAX_SESSION_CHARS = 200
 MAX_ENTRIES = 50
 MAX_BYTES = 256 * 1024
 MAX_FIELD_CHARS = 2_000
@@ -58,9 +63,25 @@ def directory(env: Mapping[str, str]) -> Path:
     return state_dir(env) / "queue"
 
 
+def session_key(session_id: str) -> str:
+    """The session id as thatch keeps and shows it: as given when it is short
+    one-line text, else `session-` and a hash of it (the same id always
+    gives the same key, and a key is its own key)."""
+    session_id = (session_id or "").strip()
+    try:
+        session_id.encode("utf-8")
+        plain = len(session_id) <= MAX_SESSION_CHARS and not any(
+            ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in session_id)
+    except UnicodeEncodeError:
+        plain = False
+    if plain:
+        return session_id
+    return "session-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
 def file_name(session_id: str) -> str | None:
     """The queue's file name for a session id; None for a blank id."""
-    session_id = (session_id or "").strip()
+    session_id = session_key(session_id)
     if not session_id:
         return None
     safe = _UNSAFE.sub("_", session_id)[:80]
@@ -83,9 +104,10 @@ def own_tool(name: str) -> tuple[bool, bool]:
 
 def trim(value: Any, limit: int = MAX_FIELD_CHARS) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"… [{len(text) - limit} more characters]"
+    if len(text) > limit:
+        text = text[:limit] + f"… [{len(text) - limit} more characters]"
+    # A lone surrogate (a host's "\ud800") cannot be written as UTF-8: it becomes U+FFFD.
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def title(tool: str, tool_input: Any) -> str:
@@ -109,7 +131,7 @@ class Queue:
         name = file_name(session_id)
         if name is None:
             raise ValueError("a queue needs a session id")
-        self.session_id = session_id
+        self.session_id = session_key(session_id)
         self.dir = directory(env)
         self.path = self.dir / f"{name}.json"
         self.lock_path = self.dir / f"{name}.lock"
@@ -134,9 +156,9 @@ class Queue:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         """The session's lock held (TimeoutError after LOCK_WAIT)."""
-        from ..files import acquire_lock
+        from ..files import acquire_lock, private_dir
 
-        _private_dir(self.dir)
+        private_dir(self.dir)
         fd = acquire_lock(self.lock_path, LOCK_WAIT)
         try:
             os.utime(fd)  # in use: not stale
@@ -231,12 +253,6 @@ def _cap(state: dict) -> None:
         entries.pop(0)
         total -= sizes.pop(0)
         state["dropped"] = state.get("dropped", 0) + 1
-
-
-def _private_dir(path: Path) -> None:
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    if os.stat(path).st_mode & 0o077:
-        os.chmod(path, 0o700)
 
 
 def _forget_stale(path: Path) -> None:

@@ -51,10 +51,11 @@ class HygieneReport:
     duplicates: DuplicateScan
     stale: list[StaleMemory]
     orphans: OrphanCheck
+    unreadable: int = 0  # rows skipped because they cannot be decoded (named on stderr)
 
     @property
     def clean(self) -> bool:
-        return not (self.duplicates.pairs or self.stale or self.orphans.branches)
+        return not (self.duplicates.pairs or self.stale or self.orphans.branches or self.unreadable)
 
     def to_json(self, exit_code: int) -> dict:
         scan, orphans = self.duplicates, self.orphans
@@ -64,6 +65,7 @@ class HygieneReport:
             "exit_code": exit_code,
             "checked_at": self.checked_at,
             "stale_days": self.stale_days,
+            "unreadable": self.unreadable,
             "duplicates": [{"score": round(p.score, 4), "a": p.a.brief(), "b": p.b.brief()} for p in scan.pairs],
             "duplicate_check": {"threshold": self.threshold, "compared": scan.compared,
                                 "without_vector": scan.without_vector, "spaces": scan.spaces,
@@ -122,7 +124,7 @@ def report(ctx: Context, store: str | None = None, *, stale_days: int = DEFAULT_
     threshold = ctx.setting("duplicates.threshold")
     duplicates = near_duplicates(db, name, threshold=threshold)
     remember_count(ctx, name, duplicates)
-    return HygieneReport(
+    found = HygieneReport(
         store=name,
         stale_days=stale_days,
         threshold=threshold,
@@ -131,3 +133,5 @@ def report(ctx: Context, store: str | None = None, *, stale_days: int = DEFAULT_
         stale=stale_memories(db, name, ctx.clock(), stale_days),
         orphans=find_orphans(ctx, name),
     )
+    found.unreadable = len(db.unreadable)
+    return found

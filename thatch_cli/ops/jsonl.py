@@ -26,6 +26,10 @@ from ..slugs import body_of, slugify
 
 RECORD_KEY = "_record"
 MAX_LINE_CHARS = 500  # a one-line field's value (a model's name)
+# The longest line an import reads: a memory holds at most 64 KiB of text
+# (up to six times that once escaped as JSON) and a vector of a few
+# kilobytes. A longer line is skipped without being held in memory.
+MAX_LINE_BYTES = 1024 * 1024
 MAX_STATUS_CHARS = 50
 INT64 = (-(2**63), 2**63 - 1)
 
@@ -43,6 +47,47 @@ class Line:
     @property
     def key(self) -> tuple[str, str]:
         return (self.values["store"], self.values["slug"])
+
+
+# Past this much of one line, the input is taken to have no end (/dev/zero).
+MAX_SKIPPED_BYTES = 64 * MAX_LINE_BYTES
+
+
+class TooLong:
+    """Stands for a line longer than MAX_LINE_BYTES, skipped unread; `ended`
+    False when it went on past MAX_SKIPPED_BYTES and reading stopped."""
+
+    __slots__ = ("ended", "size")
+
+    def __init__(self, size: int, ended: bool) -> None:
+        self.size, self.ended = size, ended
+
+    def reason(self) -> str:
+        if not self.ended:
+            return (f"the line goes on past {MAX_SKIPPED_BYTES // 1024 // 1024} MiB without an end; the rest of"
+                    " the input was not read")
+        return f"the line is {self.size:,} bytes; a line of an export is at most {MAX_LINE_BYTES // 1024 // 1024} MiB"
+
+
+def lines(stream: Any, limit: int = MAX_LINE_BYTES):
+    """The lines of `stream` (bytes or text), each at most `limit` long; a
+    longer one is read past in pieces and comes out as TooLong, so memory
+    stays bounded, and an input with no end (one endless line) stops."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line[-1:] in (b"\n", "\n"):
+            yield line
+            continue
+        size = len(line)
+        while line and line[-1:] not in (b"\n", "\n"):
+            if size > MAX_SKIPPED_BYTES:
+                yield TooLong(size, False)
+                return
+            line = stream.readline(limit)
+            size += len(line)
+        yield TooLong(size, True)
 
 
 def decode(raw: bytes | str, first: bool) -> str:

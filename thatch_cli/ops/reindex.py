@@ -39,6 +39,7 @@ def reindex(
     nothing) when the model does not load."""
     from ..embeddings import model_space, ranked_spaces
 
+    ctx.degrade_under_load = False  # embedding is the whole point: in-process if the daemon cannot keep up
     engine = ctx.engine()
     db = ctx.db()
     stores = [existing(ctx, store)] if store is not None else None

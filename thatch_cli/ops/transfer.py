@@ -29,12 +29,14 @@ from typing import IO, Any, Callable, Iterable
 from .. import validate
 from ..context import Context
 from ..errors import DatabaseError, InvalidInput, ModelUnavailable
+from ..storage import readable
 from ..storage import transfer as table
 from ..textsafe import json_safe
 from . import jsonl
 from .scope import detected, target
 
 BATCH = 256
+PROGRESS_LINES = 4096  # progress is reported at least this often, good lines or not
 MAX_REPORTED = 1000  # errors/conflicts listed in full; counts are always exact
 
 Progress = Callable[[int, int | None], None]
@@ -49,10 +51,12 @@ class ExportOutcome:
     exported: int = 0
     with_vectors: bool = False
     output: str | None = None
+    # Rows left out because they cannot be decoded: "memory STORE SLUG", "version ...", "verdict ..."
+    unreadable: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"exported": self.exported, "stores": self.stores, "with_vectors": self.with_vectors,
-                "output": self.output}
+                "output": self.output, "unreadable": self.unreadable}
 
 
 def export_stores(ctx: Context, store: str | None, all_stores: bool) -> list[str] | None:
@@ -67,19 +71,25 @@ def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vect
     db = ctx.db()
     outcome = ExportOutcome(stores=list(stores if stores is not None else db.store_names()), with_vectors=with_vectors)
 
-    def write(record: dict) -> None:
+    def write(record: dict, kind: str, *key: str) -> bool:
+        if readable.bad(list(record.values())):
+            from ..textsafe import one_line
+
+            outcome.unreadable.append(" ".join([kind, *(one_line(str(record.get(k))) for k in key)]))
+            return False
         encoded = {name: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
                    for name, value in record.items()}
         stream.write(json_safe(json.dumps(encoded, ensure_ascii=False, separators=(",", ":"))) + "\n")
+        return True
 
-    with db.snapshot():
+    # Everything that decodes is written; a row that does not is left out and named.
+    with db.snapshot(), readable.leniently(db.conn):
         for row in table.iter_rows(db, stores, with_vectors=with_vectors):
-            write(row)
-            outcome.exported += 1
+            outcome.exported += write(row, "memory", "store", "slug")
         for row in table.iter_verdicts(db, stores):
-            write({jsonl.RECORD_KEY: "verdict", **row})
+            write({jsonl.RECORD_KEY: "verdict", **row}, "verdict", "store", "slug_a", "slug_b")
         for row in table.iter_versions(db, stores, with_vectors=with_vectors):
-            write({jsonl.RECORD_KEY: "version", **row})
+            write({jsonl.RECORD_KEY: "version", **row}, "version", "memory_store", "memory_slug", "version")
     return outcome
 
 
@@ -93,7 +103,9 @@ def export_to_file(ctx: Context, path: str, stores: list[str] | None, *, with_ve
         with atomic_writer(Path(path), 0o600) as fh:
             outcome = export(ctx, fh, stores, with_vectors=with_vectors)
     except OSError as exc:
-        raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from None
+        from ..errors import os_error
+
+        raise os_error(exc, path) from None
     outcome.output = path
     return outcome
 
@@ -317,6 +329,13 @@ def import_lines(
         progress(0, total)
     for number, raw in enumerate(lines, start=1):
         outcome.lines = number
+        if progress and number % PROGRESS_LINES == 0:
+            progress(number, total)
+        if isinstance(raw, jsonl.TooLong):
+            outcome.error(number, raw.reason())
+            if not raw.ended:
+                break
+            continue
         if not raw.strip():
             continue
         try:
@@ -337,7 +356,14 @@ def import_lines(
 
 
 def count_lines(path: str) -> int | None:
+    """Lines in a regular file (for a progress bar); None for anything else
+    (a pipe or device may never end)."""
+    import os
+    import stat
+
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         with open(path, "rb") as fh:
             return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
     except OSError:

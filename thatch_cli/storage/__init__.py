@@ -1,6 +1,10 @@
 """Everything that touches SQLite, and the only place SQL is written.
 
-    schema       opening the file, creating and upgrading the schema
+    schema       the schema and its migrations
+    opening      opening the file: made whole, upgraded once after a backup, checked before it is trusted
+    foreign      schema objects neither thatch nor the original defines (dropped on upgrade and restore)
+    readable     reading past rows that cannot be decoded
+    integrity    a cheap look for damaged indexes before a write
     memories     MemoryDB: stores and entries, read and written
     fulltext     FTS5 ranking (the lexical half of recall)
     vectors      stored vectors for ranking, scans and reindex

@@ -19,6 +19,7 @@ backed up first.
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import time
@@ -139,17 +140,55 @@ def copy_verified(source: Path, target: Path, *, timeout: float = 10.0) -> dict[
 
 
 def _copy_once(conn: sqlite3.Connection, target: Path) -> dict[str, int | None]:
+    """Copy to a private temporary file beside `target`, verify it, and only
+    then give it its name (a hard link, which never replaces anything): a
+    backup killed half-way leaves no file at that name, empty or partial."""
+    import tempfile
+
     before = _counts_now(conn)
-    create_exclusive(target)
+    _drop_stale_partials(target)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=PARTIAL, dir=target.parent)
+    os.close(fd)
+    partial = Path(name)
     try:
-        conn.execute("VACUUM INTO ?", (str(target),))
-        _sync(target)
+        conn.execute("VACUUM INTO ?", (name,))
+        _sync(partial)
         if _counts_now(conn) != before:
             raise _Moved
-        return verify(target, before)
-    except BaseException:
-        target.unlink(missing_ok=True)
-        raise
+        counts = verify(partial, before)
+        _give_name(partial, target)
+        return counts
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+PARTIAL = ".partial"
+STALE_PARTIAL_S = 3600.0  # a copy still being written is seconds old, never an hour
+
+
+def _give_name(partial: Path, target: Path) -> None:
+    try:
+        os.link(partial, target)
+    except FileExistsError:
+        raise BackupFailed(f"{target} appeared while the backup was being made; it was left alone") from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        create_exclusive(target)  # no hard links here: claim the name, then move the copy onto it
+        os.replace(partial, target)
+
+
+def _drop_stale_partials(target: Path) -> None:
+    """Remove what a backup to the same name killed long ago left behind."""
+    import time
+
+    cutoff = time.time() - STALE_PARTIAL_S
+    for leftover in target.parent.glob(f".{glob_escape(target.name)}.*{PARTIAL}"):
+        try:
+            if leftover.lstat().st_mtime < cutoff:
+                leftover.unlink()
+        except OSError:
+            pass
 
 
 @contextmanager
@@ -176,10 +215,86 @@ class _Moved(Exception):
 
 
 def before_upgrade(db_path: Path, new: int) -> Path:
-    """The verified backup taken before a schema upgrade changes a file."""
-    target = sibling(db_path, f"before-schema-{new}", stamp())
+    """The verified backup taken before a schema upgrade changes a file. One
+    is enough: when an earlier upgrade failed after making one, and the file
+    has not changed since, that backup is used again instead of adding a
+    copy per command."""
+    tag = f"before-schema-{new}"
+    earlier = sorted(db_path.parent.glob(f"{glob_escape(db_path.name)}.{tag}.*.bak"),
+                     key=lambda p: p.stat().st_mtime, reverse=True)
+    for candidate in earlier[:3]:
+        try:
+            if not candidate.is_symlink() and digest(db_path) == digest(candidate):
+                return candidate
+        except (OSError, sqlite3.Error):
+            continue
+    target = sibling(db_path, tag, stamp())
     copy_verified(db_path, target)
     return target
+
+
+def glob_escape(name: str) -> str:
+    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in name)
+
+
+def digest(path: Path) -> str:
+    """A fingerprint of a database's content: its schema and the multiset of
+    rows of every table (in any order, as VACUUM INTO may renumber them)."""
+    import hashlib
+
+    conn = connect_readonly(path)
+    try:
+        conn.text_factory = bytes
+        conn.execute("BEGIN")
+        whole = hashlib.blake2b(digest_size=32)
+        schema_rows = sorted(conn.execute("SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master"))
+        whole.update(repr(schema_rows).encode())
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+                                    " AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL%' ORDER BY name").fetchall():
+            total = 0
+            quoted = b'"' + name.replace(b'"', b'""') + b'"'
+            for row in conn.execute(f"SELECT * FROM {quoted.decode('utf-8', 'surrogateescape')}"):
+                row_hash = hashlib.blake2b(repr(row).encode(), digest_size=16).digest()
+                total = (total + int.from_bytes(row_hash, "big")) % (1 << 128)
+            whole.update(name + total.to_bytes(16, "big"))
+        return whole.hexdigest()
+    finally:
+        conn.close()
+
+
+def without_foreign(source: Path, folder: Path):
+    """(copy, found): when `source` holds triggers, views or indexes neither
+    thatch nor the original defines (foreign.py), a verified copy of it in
+    `folder` without them (the caller deletes it), else None; and what was
+    found. The restore copies from it, so those objects are never live in
+    the database, not even for a moment."""
+    from . import foreign, schema
+
+    conn = connect_readonly(source)
+    try:
+        found = foreign.find(conn)
+        current = schema.schema_version(conn) == schema.SCHEMA_VERSION
+    finally:
+        conn.close()
+    if not found:
+        return None, found
+    target = sibling(folder / f".{source.name}", "cleaned", stamp())
+    counts = copy_verified(source, target)
+    try:
+        conn = sqlite3.connect(target, isolation_level=None)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            foreign.strip(conn, found)
+            if current:
+                foreign.restore_own(conn)
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+        verify(target, counts)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+    return target, found
 
 
 def raw_copy(source: Path, target: Path) -> None:

@@ -39,6 +39,31 @@ def _marks(values: Sequence) -> str:
     return ",".join("?" * len(values))
 
 
+def foreign_journal(path: Path) -> str | None:
+    """Why the -wal or -shm file beside the database (after any symlink)
+    cannot be trusted, or None: it belongs to someone other than the
+    database's owner and this user (in a directory others can write, they
+    could plant one and SQLite would read it as part of the database), or it
+    is not a regular file."""
+    import stat
+
+    real = os.path.realpath(path)
+    try:
+        owner = os.stat(real).st_uid
+    except OSError:
+        return None
+    for suffix in ("-wal", "-shm"):
+        try:
+            st = os.lstat(real + suffix)
+        except OSError:
+            continue
+        if st.st_uid not in (owner, os.geteuid()):
+            return f"{real}{suffix} belongs to uid {st.st_uid}, not to the database's owner (uid {owner})"
+        if not stat.S_ISREG(st.st_mode):
+            return f"{real}{suffix} is not a regular file"
+    return None
+
+
 def connect_readonly(path: Path, **options) -> sqlite3.Connection:
     """A read-only connection to an existing file (sqlite3.connect's `options`)."""
     return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, **options)
@@ -56,6 +81,9 @@ def open_readonly(path: Path, timeout: float = 0.5, check_same_thread: bool = Tr
         conn = connect_readonly(path, timeout=timeout, check_same_thread=check_same_thread)
         try:
             conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            if foreign_journal(path) is not None:
+                conn.close()
+                return None
             return conn
         except sqlite3.OperationalError:
             conn.close()
@@ -73,6 +101,8 @@ def open_writable(path: Path, timeout: float = 1.0) -> sqlite3.Connection | None
     None when there is none. Never creates or upgrades it."""
     try:
         if not path.is_file():
+            return None
+        if foreign_journal(path) is not None:
             return None
         conn = sqlite3.connect(path, isolation_level=None, timeout=timeout)
         conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
@@ -114,19 +144,29 @@ def live(conn: sqlite3.Connection, store: str, columns: Sequence[str], **equal: 
         raise
 
 
+def values_query(column: str, stores: Sequence[str]) -> tuple[str, list[str]]:
+    """The query (SQL, parameters) of `values`, for a reader that skips rows it cannot decode."""
+    return (f'SELECT DISTINCT "{column}" FROM entries WHERE store IN ({_marks(stores)})'
+            f' AND "{column}" IS NOT NULL AND "{column}" != \'\' ORDER BY 1', list(stores))
+
+
 def values(conn: sqlite3.Connection, column: str, stores: Sequence[str]) -> list[str]:
     """The distinct non-empty values of a column of `entries` (a field's,
     fields.py) among the memories of `stores`, archived included, sorted:
     the labels or branches completion offers."""
-    rows = conn.execute(
-        f'SELECT DISTINCT "{column}" FROM entries WHERE store IN ({_marks(stores)})'
-        f' AND "{column}" IS NOT NULL AND "{column}" != \'\' ORDER BY 1', list(stores))
-    return [r[0] for r in rows]
+    return [r[0] for r in conn.execute(*values_query(column, stores))]
+
+
+STORE_NAMES = f"{STORES} ORDER BY 1"
+# (name, memories, last update) of every store (STORES), by name.
+STORE_SUMMARIES = f"""SELECT s.name, count(e.slug), max(e.updated_at)
+                      FROM ({STORES}) s LEFT JOIN entries e ON e.store = s.name
+                      GROUP BY s.name ORDER BY s.name"""
 
 
 def store_names(conn: sqlite3.Connection) -> list[str]:
     """Every store (STORES), by name."""
-    return [r[0] for r in conn.execute(f"{STORES} ORDER BY 1")]
+    return [r[0] for r in conn.execute(STORE_NAMES)]
 
 
 def store_exists(conn: sqlite3.Connection, name: str) -> bool:
@@ -136,10 +176,8 @@ def store_exists(conn: sqlite3.Connection, name: str) -> bool:
 
 
 def store_summaries(conn: sqlite3.Connection) -> list[tuple[str, int, str | None]]:
-    """(name, memories, last update) of every store (STORES), by name."""
-    return conn.execute(f"""SELECT s.name, count(e.slug), max(e.updated_at)
-                            FROM ({STORES}) s LEFT JOIN entries e ON e.store = s.name
-                            GROUP BY s.name ORDER BY s.name""").fetchall()
+    """STORE_SUMMARIES' rows."""
+    return conn.execute(STORE_SUMMARIES).fetchall()
 
 
 def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, int, int | None]]:

@@ -16,8 +16,12 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from .. import fields
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import fastread, history, schema, sync
+from . import fastread, history, integrity, opening, readable, sync
 from .fastread import LIVE
+
+
+# A row selected in the fields' order (slug, store, ...) named as "store slug".
+_STORE_SLUG = slice(1, None, -1)
 
 
 def _quoted(column: str) -> str:
@@ -42,6 +46,22 @@ class MemoryDB:
         self.history_keep = history_keep
         self._columns: list[str] | None = None
         self._has_marks: bool | None = None  # the sync marks table (schema 5+) exists
+        # What opening the file found that the user should know (storage/opening.py).
+        self.notices: list[str] = []
+        # Told, in words (once each), about rows a read skipped because they
+        # cannot be decoded; `unreadable` counts the rows skipped.
+        self.on_unreadable: Callable[[str], None] = lambda text: None
+        self.unreadable: set[tuple] = set()
+
+    def readable_rows(self, sql: str, args: Sequence[Any] = (), what: tuple[str, str] = ("memory", "memories"),
+                      key: slice = slice(0, 2)) -> list:
+        """The rows of a query that decode; the others are reported (storage/readable.py)."""
+        good, bad = readable.rows(self.conn, sql, args)
+        new = [row for row in bad if tuple(row[key]) not in self.unreadable]
+        if new:
+            self.unreadable.update(tuple(row[key]) for row in new)
+            self.on_unreadable(readable.describe(new, what, key))
+        return good
 
     @classmethod
     def open(cls, path: Path, *, create_parent: bool = True,
@@ -49,13 +69,15 @@ class MemoryDB:
         """Open (creating or upgrading) the database at `path`; its directory
         is created only with `create_parent`. A file this process cannot write
         opens read-only."""
-        conn, read_only = schema.open_database(path, create_parent=create_parent)
-        return cls(conn, path, read_only=read_only, history_keep=history_keep)
+        conn, read_only, notices = opening.open_database(path, create_parent=create_parent)
+        db = cls(conn, path, read_only=read_only, history_keep=history_keep)
+        db.notices = notices
+        return db
 
     @classmethod
     def open_existing(cls, path: Path) -> "MemoryDB":
         """Open a thatch database that already exists at this schema; create and migrate nothing."""
-        return cls(schema.connect_existing(path), path)
+        return cls(opening.connect_existing(path), path)
 
     def close(self) -> None:
         self.conn.close()
@@ -119,13 +141,15 @@ class MemoryDB:
     def store_names(self) -> list[str]:
         """Every store: those registered, and any that only rows name (a
         file another program wrote may skip the `stores` table)."""
-        return fastread.store_names(self.conn)
+        rows = self.readable_rows(fastread.STORE_NAMES, what=("store", "stores"), key=slice(0, 1))
+        return [r[0] for r in rows]
 
     def store_exists(self, name: str) -> bool:
         return fastread.store_exists(self.conn, name)
 
     def store_summaries(self) -> list[StoreSummary]:
-        return [StoreSummary(name, count, last) for name, count, last in fastread.store_summaries(self.conn)]
+        rows = self.readable_rows(fastread.STORE_SUMMARIES, what=("store", "stores"), key=slice(0, 1))
+        return [StoreSummary(name, count, last) for name, count, last in rows]
 
     def store_version(self, store: str) -> int:
         row = self.conn.execute(
@@ -161,10 +185,12 @@ class MemoryDB:
 
     def get_many(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Memory]:
         found: dict[tuple[str, str], Memory] = {}
+        names, select = self._select()
         for store, slug in keys:
-            memory = self.get(store, slug)
-            if memory is not None:
-                found[memory.key] = memory
+            rows = self.readable_rows(f"{select} WHERE store = ? AND slug = ?", (store, slug), key=_STORE_SLUG)
+            if rows:
+                found[(store, slug)] = Memory.from_row(names, rows[0])
+        self._marked(list(found.values()))
         return found
 
     def list(
@@ -187,7 +213,7 @@ class MemoryDB:
             where.append(f"NOT {LIVE}" if archived else LIVE)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         names, select = self._select()
-        rows = self.conn.execute(f"{select} {clause} ORDER BY store, updated_at DESC, slug", args)
+        rows = self.readable_rows(f"{select} {clause} ORDER BY store, updated_at DESC, slug", args, key=_STORE_SLUG)
         return self._marked([Memory.from_row(names, r) for r in rows])
 
     def _marked(self, memories: list[Memory]) -> list[Memory]:
@@ -200,7 +226,8 @@ class MemoryDB:
 
     def labels(self, stores: Sequence[str]) -> list[str]:
         """Every label in `stores`, archived included (for did-you-mean)."""
-        return fastread.values(self.conn, "label", stores)
+        good, _ = readable.rows(self.conn, *fastread.values_query("label", stores))
+        return [r[0] for r in good]
 
     def stores_with_slug(self, slug: str) -> list[str]:
         """The stores holding a memory with this slug."""
@@ -222,6 +249,7 @@ class MemoryDB:
         since new content may resolve or create duplicates.
         """
         with self.transaction():
+            integrity.refuse_if_damaged(self.conn, self.path)
             self.ensure_store(memory.store)
             existing = self.check_writable(memory.store, memory.slug, overwrite=overwrite, archived=archived)
             memory.archived = bool(archived)

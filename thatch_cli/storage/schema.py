@@ -1,4 +1,5 @@
-"""Opening the SQLite file and keeping its schema current.
+"""The database's schema and its migrations (opening.py opens files and
+runs them).
 
 The tables the original thatch defines are created exactly as it does, so a
 database either tool created opens in the other. What thatch_cli adds (the
@@ -8,18 +9,12 @@ do not know about are never touched.
 
 from __future__ import annotations
 
-import os
 import sqlite3
-from pathlib import Path
 
 from .. import fields
-from ..errors import DatabaseError
-from ..files import create_exclusive
-from . import backup, history, sync
+from . import history, sync
 
 SCHEMA_VERSION = 5
-# How long a command waits for another process's write lock.
-LOCK_TIMEOUT_S = 10.0
 
 # `entries` as the original creates it: its columns (fields.py), in its order.
 _ENTRIES = ",\n".join([f"    {f.column} {f.sql}" for f in fields.ORIGINAL] + ["    PRIMARY KEY (slug, store)"])
@@ -181,73 +176,67 @@ INSERT OR REPLACE INTO thatch_cli_meta (key, value)
 }
 
 
-def _create_private_file(path: Path, create_parent: bool) -> None:
-    if not path.parent.is_dir():
-        if not create_parent:
-            raise DatabaseError(f"cannot create database {path}: directory {path.parent} does not exist"
-                                " (create it, or point THATCH_DB elsewhere)")
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    try:
-        create_exclusive(path)
-    except FileExistsError:
-        pass
+class UnreadableVersion(Exception):
+    """thatch_cli_meta holds a schema version that is not a whole number."""
+
+    def __init__(self, value: object) -> None:
+        shown = repr(value)
+        super().__init__(shown if len(shown) <= 40 else shown[:37] + "...")
 
 
-def _schema_version(conn: sqlite3.Connection) -> int:
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The file's thatch schema version: 0 for the original's format (no
+    meta table, or no version in it). UnreadableVersion for anything but a
+    whole number: guessing would migrate, or misread, a file we do not
+    understand."""
     try:
         row = conn.execute("SELECT value FROM thatch_cli_meta WHERE key = 'schema_version'").fetchone()
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return 0
+        raise
+    if row is None:
         return 0
-    return int(row[0]) if row else 0
+    value = row[0]
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**6:
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 7:
+        return int(value)
+    raise UnreadableVersion(value)
 
 
-def _holds_data(conn: sqlite3.Connection) -> bool:
+def holds_data(conn: sqlite3.Connection) -> bool:
     """Whether the file already holds tables (not a database we just created)."""
     return conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
 
 
-def _upgrade(conn: sqlite3.Connection, path: Path) -> None:
-    """Bring the schema up to date in one transaction: the migrations past
-    the file's version, and the columns of fields (fields.py) it lacks. A
-    file that already holds data (the original's, or an older thatch's) is
-    first copied to a verified backup beside it; if that fails nothing is
-    changed."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        # Another process may have upgraded while we waited for the lock.
-        current = _schema_version(conn)
-        if current >= SCHEMA_VERSION and not _missing_columns(conn):
-            conn.execute("COMMIT")
-            return
-        if _holds_data(conn):
-            # The backup reads through its own connection while ours holds
-            # the write lock, so it is exactly the state being migrated.
-            try:
-                backup.before_upgrade(path, SCHEMA_VERSION)
-            except backup.BackupFailed as exc:
-                raise DatabaseError(f"not upgrading {path} (schema {current} to {SCHEMA_VERSION}):"
-                                    f" {exc}; nothing was changed") from None
-        for statement in _split(_BASE_SCHEMA):
+def migrate(conn: sqlite3.Connection, current: int, version: int = SCHEMA_VERSION) -> None:
+    """Bring a file at schema `current` to `version`, and give it the
+    columns of fields (fields.py) it lacks, inside the caller's write
+    transaction."""
+    for statement in split(_BASE_SCHEMA):
+        conn.execute(statement)
+    _add_missing_columns(conn, "entries", _ENTRY_COLUMNS)
+    for step in range(current + 1, version + 1):
+        for statement in split(_MIGRATIONS[step]):
             conn.execute(statement)
-        _add_missing_columns(conn, "entries", _ENTRY_COLUMNS)
-        for version in range(current + 1, SCHEMA_VERSION + 1):
-            for statement in _split(_MIGRATIONS[version]):
-                conn.execute(statement)
+    if version >= 2:
         _add_missing_columns(conn, "thatch_cli_deleted_branches", _DELETION_COLUMNS)
-        _add_missing_columns(conn, "thatch_cli_history", history.SNAPSHOT)
-        for statement in _split(history.TRIGGERS):
-            conn.execute(statement)
-        conn.execute(
-            "INSERT OR REPLACE INTO thatch_cli_meta (key, value) VALUES ('schema_version', ?)",
-            (str(SCHEMA_VERSION),),
-        )
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+    if version >= 4:
+        refresh_history(conn)
+    conn.execute("INSERT OR REPLACE INTO thatch_cli_meta (key, value) VALUES ('schema_version', ?)", (str(version),))
 
 
-def _missing_columns(conn: sqlite3.Connection) -> bool:
+def refresh_history(conn: sqlite3.Connection) -> None:
+    """The history table's columns and triggers as the fields now declare
+    them (a field added since the file was last opened gains its column,
+    and the triggers that copy it), inside the caller's write transaction."""
+    _add_missing_columns(conn, "thatch_cli_history", history.SNAPSHOT)
+    for statement in split(history.TRIGGERS):
+        conn.execute(statement)
+
+
+def missing_columns(conn: sqlite3.Connection) -> bool:
     """Whether `entries` lacks a field's column (a field added since the
     file was last upgraded): adding one needs no schema version, since no
     reader depends on it being there (storage reads rows by column name)."""
@@ -264,7 +253,7 @@ def _add_missing_columns(conn: sqlite3.Connection, table: str, columns: dict[str
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
 
 
-def _split(script: str) -> list[str]:
+def split(script: str) -> list[str]:
     """Split a script into statements, keeping trigger bodies whole."""
     statements, buffer = [], ""
     for line in script.strip().splitlines():
@@ -273,101 +262,3 @@ def _split(script: str) -> list[str]:
             statements.append(buffer.strip())
             buffer = ""
     return statements
-
-
-def _open(path: Path, timeout: float) -> sqlite3.Connection:
-    # Autocommit mode: every write path opens its own explicit transaction.
-    conn = sqlite3.connect(path, isolation_level=None, timeout=timeout, check_same_thread=False)
-    conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-    return conn
-
-
-def _writable(path: Path) -> bool:
-    """Whether this process may write the file and create its journal files
-    beside it (False on a read-only file or mount)."""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
-
-
-def connect(path: Path, *, timeout: float | None = None, create_parent: bool = True) -> sqlite3.Connection:
-    """open_database's connection."""
-    return open_database(path, timeout=timeout, create_parent=create_parent)[0]
-
-
-def open_database(path: Path, *, timeout: float | None = None,
-                  create_parent: bool = True) -> tuple[sqlite3.Connection, bool]:
-    """Open the database, bringing its schema up to date; returns (connection,
-    read_only). A missing file is created (its directory too only with
-    `create_parent`: the default location). A file this process cannot write
-    (read-only file or mount) opens read-only, as it is: reads work, writes
-    fail with a clear error."""
-    timeout = LOCK_TIMEOUT_S if timeout is None else timeout
-    try:
-        if not path.exists():
-            _create_private_file(path, create_parent)
-        if not _writable(path):
-            return _open_read_only(path, timeout), True
-        conn = _open(path, timeout)
-        try:
-            version = _schema_version(conn)
-            _refuse_newer(path, version)
-            if version < SCHEMA_VERSION or _missing_columns(conn):
-                _upgrade(conn, path)
-            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA foreign_keys = ON")
-        except BaseException:
-            conn.close()
-            raise
-        return conn, False
-    except sqlite3.DatabaseError as exc:
-        raise DatabaseError(f"cannot open database {path}: {exc}") from exc
-    except OSError as exc:
-        raise DatabaseError(f"cannot open database {path}: {exc.strerror or exc}") from exc
-
-
-def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
-    from .fastread import open_readonly
-
-    conn = open_readonly(path, timeout, check_same_thread=False)
-    if conn is None:
-        raise DatabaseError(f"cannot open database {path} read-only (a write-ahead log beside it"
-                            " needs a writable directory to be read)")
-    conn.isolation_level = None
-    _refuse_newer(path, _schema_version(conn))
-    return conn
-
-
-def connect_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection:
-    """Open a database that is already a thatch database at this schema,
-    creating and migrating nothing (the daemon opens files named by its
-    clients, and must never turn an arbitrary file into a thatch database)."""
-    try:
-        if not path.is_file():
-            raise DatabaseError(f"no thatch database at {path}")
-        conn = _open(path, timeout) if _writable(path) else _open_read_only(path, timeout)
-        version = _schema_version(conn)
-        if version != SCHEMA_VERSION:
-            conn.close()
-            raise DatabaseError(f"{path} is not a thatch database of schema {SCHEMA_VERSION} (found {version})")
-        return conn
-    except sqlite3.DatabaseError as exc:
-        raise DatabaseError(f"cannot open database {path}: {exc}") from exc
-    except OSError as exc:
-        raise DatabaseError(f"cannot open database {path}: {exc.strerror or exc}") from exc
-
-
-def _refuse_newer(path: Path, version: int) -> None:
-    if version > SCHEMA_VERSION:
-        raise DatabaseError(f"{path} was written by a newer thatch (schema {version}); upgrade thatch to use it")
-
-
-def file_version(path: Path) -> int:
-    """The thatch schema version of a database file (0: the original's or an
-    older format), read without changing it."""
-    from .fastread import connect_readonly
-
-    conn = connect_readonly(path)
-    try:
-        return _schema_version(conn)
-    finally:
-        conn.close()

@@ -8,7 +8,7 @@ import sqlite3
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from .. import fields
-from . import history
+from . import history, integrity
 from .memories import MemoryDB, marks
 
 # Fields an export writes only with vectors (fields.py `exported`).
@@ -46,6 +46,7 @@ def write_batch(db: MemoryDB, rows: Sequence[tuple[int, Mapping[str, Any]]], *, 
     `overwrite`. Returns (created, replaced)."""
     created = replaced = 0
     with db.transaction() as conn:
+        integrity.refuse_if_damaged(conn, db.path)
         for store in dict.fromkeys(values["store"] for _, values in rows):
             db.ensure_store(store)
         for line, values in rows:

@@ -6,25 +6,20 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from . import readable
 from .memories import MemoryDB, marks
 
 
 def vector_rows(db: MemoryDB, store: str) -> list[tuple[str, str | None, int, bytes, str | None]]:
     """(slug, branch, archived, embedding, model) of every row of `store` with a vector, by slug."""
-    return db.conn.execute(
-        "SELECT slug, branch, archived, embedding, model FROM entries"
-        " WHERE store = ? AND embedding IS NOT NULL ORDER BY slug",
-        (store,),
-    ).fetchall()
+    return readable.rows(db.conn, "SELECT slug, branch, archived, embedding, model FROM entries"
+                         " WHERE store = ? AND embedding IS NOT NULL ORDER BY slug", (store,))[0]
 
 
 def inventory(db: MemoryDB, stores: Sequence[str]) -> list[tuple[str | None, int | None, int]]:
     """(model, embedding byte length, count) groups, to spot rows a model cannot rank."""
-    return db.conn.execute(
-        f"SELECT model, length(embedding), count(*) FROM entries"
-        f" WHERE store IN ({marks(stores)}) GROUP BY model, length(embedding)",
-        list(stores),
-    ).fetchall()
+    return readable.rows(db.conn, f"SELECT model, length(embedding), count(*) FROM entries"
+                         f" WHERE store IN ({marks(stores)}) GROUP BY model, length(embedding)", list(stores))[0]
 
 
 def reindex_rows(db: MemoryDB, stores: Sequence[str] | None) -> list[tuple[str, str, str, str | None, int | None]]:

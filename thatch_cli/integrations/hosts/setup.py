@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ...errors import Conflict
-from ...files import replace_atomically
+from ...files import make_dirs, private_dir, replace_atomically
 from ...paths import state_dir
 from . import HOSTS, versions
 from .managed import Edit, HooksJson, MarkedBlock, SetupProblem
@@ -51,7 +51,7 @@ def load_manifest(env: Mapping[str, str]) -> dict[str, dict]:
 
 def save_manifest(env: Mapping[str, str], manifest: dict[str, dict]) -> None:
     path = _manifest_path(env)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(path.parent)
     replace_atomically(path, json.dumps(manifest, indent=2, sort_keys=True) + "\n", 0o600)
 
 
@@ -215,7 +215,7 @@ def _write(real: Path, before: str | None, edit: Edit, manifest: dict, uninstall
     while not parent.exists():
         created_dirs.append(str(parent))
         parent = parent.parent
-    real.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(real.parent, 0o755)  # the host reads it; nobody else may write it
     mode = os.stat(real).st_mode & 0o777 if before is not None else 0o644
     replace_atomically(real, edit.text, mode)
     if uninstall:
