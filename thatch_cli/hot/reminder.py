@@ -126,23 +126,24 @@ def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> st
 
 def _fit(first: list[str], max_chars: int, lists: list | None = None, last: list[str] | None = None,
          pinned: list[str] | None = None) -> str:
-    """The lines within `max_chars` (fitting.py): the label lists shrink
-    first, the last listed first; then the pinned memories, which come right
-    after the first lines (the oldest go first, named by a count); then the
-    text is cut."""
+    """The lines within `max_chars` (fitting.py). Pinned memories come right
+    after the first lines and go (the oldest first, then named by a count)
+    only when they alone would not fit; then the label lists shrink, the
+    last listed first; then the text is cut from the end."""
     lists, last, pinned = lists or [], last or [], pinned or []
 
-    def text(kept: list[int]) -> str:
-        pins, *shown = kept
-        block = ["Pinned (read these first):", *pinned[:pins]] if pinned else []
-        if pins < len(pinned):
-            block.append(f"(+{len(pinned) - pins} more pinned: memory_list)")
-        middle = [prefix + _labels(labels[:n], len(labels) - n) for (prefix, labels), n in zip(lists, shown) if n]
-        return "\n".join(first + block + middle + last)
+    def block(pins: int) -> list[str]:
+        more = [f"(+{len(pinned) - pins} more pinned: memory_list)"] if pins < len(pinned) else []
+        return (["Pinned (read these first):", *pinned[:pins]] if pinned else []) + more
 
-    kept = fitting.keep([len(pinned)] + [len(labels) for _, labels in lists], lambda kept: len(text(kept)) <= max_chars,
-                        order=[*range(len(lists), 0, -1), 0])
-    return fitting.prefix(text(kept), max_chars)
+    def text(pins: int, shown: list[int]) -> str:
+        middle = [prefix + _labels(labels[:n], len(labels) - n) for (prefix, labels), n in zip(lists, shown) if n]
+        return "\n".join(first + block(pins) + middle + last)
+
+    pins = fitting.most(len(pinned), lambda k: len("\n".join(first + block(k))) <= max_chars)
+    shown = fitting.keep([len(labels) for _, labels in lists], lambda kept: len(text(pins, kept)) <= max_chars,
+                         order=range(len(lists) - 1, -1, -1))
+    return fitting.prefix(text(pins, shown), max_chars)
 
 
 def _options(argv: list[str]) -> int:

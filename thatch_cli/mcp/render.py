@@ -115,7 +115,7 @@ def render_forget(data: dict[str, Any]) -> str:
 
 def render_pin(data: dict[str, Any]) -> str:
     memory = data["memory"]
-    state = "pinned" if memory["pinned"] else "not pinned"
+    state = "pinned" if memory.get("pinned") else "not pinned"
     return f"{_label(memory)} in {line(memory['store'])} is {state}{'' if data['changed'] else ' (unchanged)'}."
 
 
