@@ -1,7 +1,7 @@
 """The Typer app as plain data: commands (nested groups as "a b"), their
 parameters and help. The one place that reads Typer/click internals.
 
-The fast path parses command lines against this data (cli/spec.json), so
+The fast path parses command lines against this data (cli/spec.py), so
 everything that decides what a command line means must be here. Anything
 Typer can express that the data cannot (an environment variable default, a
 callback, a prompt, a custom type, a counted flag ...) raises `Unmirrored`

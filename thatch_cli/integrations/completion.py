@@ -1,7 +1,7 @@
 """Installing the generated shell completion scripts where each shell looks.
 
 The script is rendered by the same generator that writes completions/ in
-the repository, from the CLI definitions exported in cli_spec.json, so what
+the repository, from the CLI definitions exported in cli/spec.py, so what
 is installed is exactly what was generated.
 """
 

@@ -1,6 +1,6 @@
 """The command tree the completion scripts are written from: commands,
 their options and arguments, and what each value completes to, built from
-the CLI definitions (the Typer app, or the same data as cli/spec.json)."""
+the CLI definitions (the Typer app, or the same data as cli/spec.py)."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def _metavar(param: dict) -> str:
 
 
 def tree(definitions: dict) -> Node:
-    """The command tree from CLI definitions: cli/spec.json's data, or the
+    """The command tree from CLI definitions: cli/spec.py's data, or the
     same read from the Typer app (gen/cli_model.py)."""
     root = Node("", "A local, git-aware memory store for coding agents.", [HELP_OPTION, VERSION_OPTION])
     groups = definitions["groups"]
