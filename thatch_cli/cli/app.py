@@ -2,7 +2,7 @@
 the commands the modules of this package declare (cli/declare.py).
 
 Typer renders help, reports usage errors (as one line, see `main`), and is
-exported to cli/spec.json, completions and the man page (`python -m
+exported to cli/spec.py, completions and the man page (`python -m
 thatch_cli.gen`). Well-formed command lines usually never get here: the
 fast path (cli/fastpath.py) parses them against that exported spec.
 """
@@ -128,7 +128,10 @@ def _global_option() -> inspect.Parameter:
 
 def _register(target: typer.Typer, command: declare.Command) -> None:
     function = command.function
-    declared = list(inspect.signature(function, eval_str=True).parameters.values())[2:]  # after ctx, out
+    # Light command modules import typing's names and the shared parameters
+    # only for type checkers (cli/declare.py): they are supplied here.
+    names = declare.annotation_names()
+    declared = list(inspect.signature(function, eval_str=True, locals=names).parameters.values())[2:]  # after ctx, out
     params = [p.replace(annotation=_typer_annotation(p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
               for p in declared]
     if "store" in {p.name for p in declared}:
@@ -175,7 +178,8 @@ def main(argv: list[str], ctx: Context) -> int:
     """Run argv through Typer with thatch's error policy: a usage error is
     one line on stderr (one compact JSON object on stdout with --json) and
     exit 2, never a box. Help goes to ctx's streams."""
-    from typer._click.exceptions import NoArgsIsHelpError, UsageError as ClickUsageError
+    from typer._click.exceptions import NoArgsIsHelpError
+    from typer._click.exceptions import UsageError as ClickUsageError
 
     command = typer.main.get_command(app)
     stdout, stderr = ctx.stdout or sys.stdout, ctx.stderr or sys.stderr

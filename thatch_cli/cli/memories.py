@@ -8,14 +8,18 @@ so each command pays only for what it uses."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
-
-from ..context import Context
 from ..errors import InvalidInput
-from ..records import Memory, StoreSummary
-from .declare import BRIEF, FULL, Argument, Json, Label, Option, Store, StoreArg, command
-from .output import Output
+from .declare import BRIEF, FULL, Argument, Option, command
 from .render import esc, table, tsv
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from typing import Annotated
+
+    from ..context import Context
+    from ..records import Memory, StoreSummary
+    from .declare import Json, Label, Store, StoreArg
+    from .output import Output
 
 
 @command("remember", examples=[
@@ -28,18 +32,18 @@ from .render import esc, table, tsv
         " store_created, notices")
 def remember(
     ctx: Context, out: Output, *,
-    label: Annotated[Optional[str], Argument(metavar="LABEL", show_default=False,
+    label: Annotated[str | None, Argument(metavar="LABEL", show_default=False,
                                              help="The memory's label; with only one argument (piped or in a script), it is the content.")] = None,
-    content: Annotated[Optional[str], Argument(metavar="CONTENT", show_default=False,
+    content: Annotated[str | None, Argument(metavar="CONTENT", show_default=False,
                                                help="The text ('-' reads standard input).")] = None,
     store: Store = None,
-    branch: Annotated[Optional[str], Option("--branch", "-b", metavar="BRANCH",
+    branch: Annotated[str | None, Option("--branch", "-b", metavar="BRANCH",
                                             help="Scope the memory to this branch.")] = None,
     this_branch: Annotated[bool, Option("--this-branch", help="Scope the memory to the current branch.")] = False,
-    confidence: Annotated[Optional[int], Option("--confidence", "-c", metavar="1-10",
+    confidence: Annotated[int | None, Option("--confidence", "-c", metavar="1-10",
                                                 help="How sure you are, 1-10.")] = None,
     overwrite: Annotated[bool, Option("--overwrite", help="Replace an existing memory with this label.")] = False,
-    archived: Annotated[Optional[bool], Option("--archived/--no-archived", show_default=False,
+    archived: Annotated[bool | None, Option("--archived/--no-archived", show_default=False,
                                                help="Archive (or restore) it; required when updating an archived memory.")] = None,
     as_json: Json = False,
 ) -> None:
@@ -102,7 +106,7 @@ def list_(
     ctx: Context, out: Output, *,
     store_arg: StoreArg = None,
     store: Store = None,
-    branch: Annotated[Optional[str], Option("--branch", "-b", metavar="BRANCH",
+    branch: Annotated[str | None, Option("--branch", "-b", metavar="BRANCH",
                                             help="Only memories scoped to this branch.")] = None,
     this_branch: Annotated[bool, Option("--this-branch", help="Only memories scoped to the current branch.")] = False,
     archived: Annotated[bool, Option("--archived", help="List archived memories instead of live ones.")] = False,
@@ -122,15 +126,15 @@ def list_(
         out.notice(f"no {'archived ' if archived else ''}memories in {listing.store}"
                    + (f" on branch {listing.branch}" if listing.branch else ""))
         return
-    from ..ops.recall import snippet
+    from ..textsafe import snippet
 
     if out.rich:
         rows = [(f"[bold]{esc(m.label)}[/]", esc(m.branch or ""), str(m.confidence or ""), m.updated_at[:10],
-                 esc(snippet(m, 60))) for m in listing.memories]
+                 esc(snippet(m.body, 60))) for m in listing.memories]
         table(out, ("label", "branch", "conf", "updated", "snippet"), rows,
               title=f"{esc(listing.store)} · {len(listing.memories)}")
         return
-    tsv(out, [(m.label, m.branch, m.confidence, m.updated_at, snippet(m, 60)) for m in listing.memories])
+    tsv(out, [(m.label, m.branch, m.confidence, m.updated_at, snippet(m.body, 60)) for m in listing.memories])
 
 
 @command("show", examples=[
@@ -211,12 +215,13 @@ def forget(
          json="stores (name, memories, last_update); with --drop: dropped")
 def stores(
     ctx: Context, out: Output, *,
-    drop: Annotated[Optional[str], Option("--drop", metavar="STORE",
+    drop: Annotated[str | None, Option("--drop", metavar="STORE",
                                           help="Remove this store, which must be empty, from the list.")] = None,
     as_json: Json = False,
 ) -> None:
     """List stores with their memory counts and last update (tab-separated when piped)."""
-    from ..ops.memories import drop_store, stores as summaries
+    from ..ops.memories import drop_store
+    from ..ops.memories import stores as summaries
 
     if drop is not None:
         name = drop_store(ctx, drop)
@@ -240,7 +245,8 @@ def stores(
          json="model, checked, embedded, changed_meanwhile")
 def reindex(ctx: Context, out: Output, *, store: Store = None, as_json: Json = False) -> None:
     """Embed memories that have no vector, or one from a different model."""
-    from ..ops.reindex import BATCH, reindex as embed_all
+    from ..ops.reindex import BATCH
+    from ..ops.reindex import reindex as embed_all
     from .progress import STEP, ProgressBar
 
     with ProgressBar.for_output(out, "Embedding", ctx) as progress:

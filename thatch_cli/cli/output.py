@@ -9,12 +9,15 @@ sequence to the terminal; JSON keeps the exact text.
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import IO, Any, Mapping
 
 from ..errors import ThatchError
 from ..textsafe import visible
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import IO, Any
 
 
 def wants_rich(stream: IO[str], env: Mapping[str, str]) -> bool:
@@ -51,6 +54,8 @@ class Output:
     @staticmethod
     def dumps(payload: Any, *, compact: bool = False) -> str:
         """Exactly what json() writes (recall's --budget measures it)."""
+        import json  # only --json pays for it (json imports re)
+
         if compact:
             return json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n"
         return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"

@@ -3,11 +3,12 @@ escaping, plurals, and the short labels lists people read."""
 
 from __future__ import annotations
 
-import re
-from typing import Sequence
-
 from ..textsafe import visible
 from .output import Output
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def esc(text: str) -> str:
@@ -38,14 +39,13 @@ def tsv(out: Output, rows: Sequence[Sequence[object]]) -> None:
 
 def _tsv_line(row: Sequence[object]) -> str:
     line = "\t".join("" if field is None else str(field) for field in row)
-    if line.count("\t") == len(row) - 1 and _LINE_BREAKS.search(line) is None:
+    if line.count("\t") == len(row) - 1 and not any(ch in line for ch in "\n\r\v\f"):
         return line  # the common case: no field holds a tab or a line break
-    return "\t".join("" if field is None else _BREAKS.sub(" ", str(field)) for field in row)
+    return "\t".join("" if field is None else str(field).translate(_BREAKS) for field in row)
 
 
 # A field's own line breaks and tabs become spaces (out.lines escapes any other control character).
-_BREAKS = re.compile("[\t\n\r\v\f]")
-_LINE_BREAKS = re.compile("[\n\r\v\f]")
+_BREAKS = {ord(ch): " " for ch in "\t\n\r\v\f"}
 
 
 def plural(count: int, one: str, many: str) -> str:

@@ -8,15 +8,17 @@ engine, imported when it runs)."""
 from __future__ import annotations
 
 from .. import validate
-from ..context import Context
 from ..errors import InvalidInput, ModelUnavailable
-from ..records import Memory, StoreSummary
-from ..storage import maintenance
 from .scope import GLOBAL, branch_choice, existing, lookup, target
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..records import Memory, StoreSummary
 
 
 class Listing:
-    __slots__ = ("store", "memories", "branch")
+    __slots__ = ("branch", "memories", "store")
 
     def __init__(self, store: str, memories: list[Memory], branch: str | None = None) -> None:
         self.store, self.memories, self.branch = store, memories, branch
@@ -47,7 +49,7 @@ def forget(ctx: Context, label: str, store: str | None = None) -> Memory:
 
 
 class ArchiveChange:
-    __slots__ = ("memory", "changed")
+    __slots__ = ("changed", "memory")
 
     def __init__(self, memory: Memory, changed: bool) -> None:
         self.memory, self.changed = memory, changed
@@ -59,6 +61,8 @@ class ArchiveChange:
 def set_archived(ctx: Context, label: str, archived: bool, store: str | None = None) -> ArchiveChange:
     """Archive (kept as record, left out of recall) or restore one memory of
     --store or the detected store. Doing it twice changes nothing."""
+    from ..storage import maintenance
+
     memory = lookup(ctx, label, store, fallback=False)
     changed = maintenance.set_archived(ctx.db(), memory.store, memory.slug, archived)
     memory.archived = archived
@@ -68,7 +72,7 @@ def set_archived(ctx: Context, label: str, archived: bool, store: str | None = N
 class Rewritten:
     """A memory after `rename` or `edit`: `status` is renamed, updated or unchanged."""
 
-    __slots__ = ("status", "memory", "old_label", "old_slug", "notice")
+    __slots__ = ("memory", "notice", "old_label", "old_slug", "status")
 
     def __init__(self, status: str, memory: Memory, old_label: str, old_slug: str, notice: str | None = None) -> None:
         self.status, self.memory, self.old_label, self.old_slug, self.notice = status, memory, old_label, old_slug, notice
@@ -107,6 +111,7 @@ def _rewrite(ctx: Context, status: str, memory: Memory, label: str, body: str, *
     """The stored text changes (its heading is the label), so it is embedded
     again, or left without a vector, with a notice, when no model loads."""
     from ..slugs import passage_text, slugify
+    from ..storage import maintenance
 
     db, slug = ctx.db(), slugify(label)
     if slug != memory.slug:
@@ -129,6 +134,8 @@ def stores(ctx: Context) -> list[StoreSummary]:
 
 def drop_store(ctx: Context, name: str) -> str:
     """Remove an empty store from `stores`; refused while it holds memories."""
+    from ..storage import maintenance
+
     name = existing(ctx, name)
     if name == GLOBAL:
         raise InvalidInput("the global store is always there; it cannot be dropped")

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import history, schema
+from . import schema
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from typing import Any
 
 COLUMNS = (
     "store, slug, label, content, branch, confidence, archived, created_at, updated_at,"
@@ -48,7 +52,7 @@ def marks(values: Sequence) -> str:
 
 
 class MemoryDB:
-    def __init__(self, conn: sqlite3.Connection, path: Path | None = None, *, read_only: bool = False,
+    def __init__(self, conn: sqlite3.Connection, path: str | os.PathLike | None = None, *, read_only: bool = False,
                  history_keep: int | Callable[[], int] | None = None) -> None:
         self.conn = conn
         self.path = path
@@ -60,8 +64,8 @@ class MemoryDB:
         self.history_keep = history_keep
 
     @classmethod
-    def open(cls, path: Path, *, create_parent: bool = True,
-             history_keep: int | Callable[[], int] | None = None) -> "MemoryDB":
+    def open(cls, path: str | os.PathLike, *, create_parent: bool = True,
+             history_keep: int | Callable[[], int] | None = None) -> MemoryDB:
         """Open (creating or upgrading) the database at `path`; its directory
         is created only with `create_parent`. A file this process cannot write
         opens read-only."""
@@ -69,7 +73,7 @@ class MemoryDB:
         return cls(conn, path, read_only=read_only, history_keep=history_keep)
 
     @classmethod
-    def open_existing(cls, path: Path) -> "MemoryDB":
+    def open_existing(cls, path: str | os.PathLike) -> MemoryDB:
         """Open a thatch database that already exists at this schema; create and migrate nothing."""
         return cls(schema.connect_existing(path), path)
 
@@ -106,6 +110,8 @@ class MemoryDB:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             if self.history_keep is not None:
+                from . import history
+
                 keep = self.history_keep() if callable(self.history_keep) else self.history_keep
                 if history.keep_setting(self.conn) != keep:
                     history.set_keep(self.conn, keep)

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from pathlib import Path
 
 from ..errors import DatabaseError
-from ..files import create_exclusive
-from . import backup, history
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 
 SCHEMA_VERSION = 4
 # How long a command waits for another process's write lock.
@@ -120,87 +119,95 @@ INSERT INTO thatch_cli_fts_rows (store, slug, fts_rowid) SELECT store, slug, row
 # Triggers keep it in step with writes from either tool. The per-store
 # version counter lets a warm process cache vectors and notice any change that
 # affects ranking (telemetry stamps deliberately do not bump it).
-_MIGRATIONS: dict[int, str] = {
-    1: """
-CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
-    slug UNINDEXED, store UNINDEXED, label, content,
-    tokenize = 'porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS entries_fts_ai AFTER INSERT ON entries BEGIN
-    INSERT INTO entries_fts (slug, store, label, content)
-    VALUES (new.slug, new.store, new.label, new.content);
-END;
-CREATE TRIGGER IF NOT EXISTS entries_fts_ad AFTER DELETE ON entries BEGIN
-    DELETE FROM entries_fts WHERE slug = old.slug AND store = old.store;
-END;
-CREATE TRIGGER IF NOT EXISTS entries_fts_au AFTER UPDATE OF slug, store, label, content ON entries BEGIN
-    DELETE FROM entries_fts WHERE slug = old.slug AND store = old.store;
-    INSERT INTO entries_fts (slug, store, label, content)
-    VALUES (new.slug, new.store, new.label, new.content);
-END;
-DELETE FROM entries_fts;
-INSERT INTO entries_fts (slug, store, label, content) SELECT slug, store, label, content FROM entries;
-CREATE INDEX IF NOT EXISTS entries_store_branch ON entries (store, branch);
-CREATE TABLE IF NOT EXISTS thatch_cli_store_versions (
-    store TEXT PRIMARY KEY,
-    version INTEGER NOT NULL DEFAULT 0
-);
-CREATE TRIGGER IF NOT EXISTS entries_version_ai AFTER INSERT ON entries BEGIN
-    INSERT INTO thatch_cli_store_versions (store, version) VALUES (new.store, 1)
-    ON CONFLICT (store) DO UPDATE SET version = version + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS entries_version_ad AFTER DELETE ON entries BEGIN
-    INSERT INTO thatch_cli_store_versions (store, version) VALUES (old.store, 1)
-    ON CONFLICT (store) DO UPDATE SET version = version + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS entries_version_au
-AFTER UPDATE OF slug, store, embedding, model, branch, archived ON entries BEGIN
-    INSERT INTO thatch_cli_store_versions (store, version) VALUES (old.store, 1)
-    ON CONFLICT (store) DO UPDATE SET version = version + 1;
-    INSERT INTO thatch_cli_store_versions (store, version) VALUES (new.store, 1)
-    ON CONFLICT (store) DO UPDATE SET version = version + 1;
-END;
-""",
-    # Branch deletions seen by the reference-transaction hook, one row per
-    # (store, branch); `memories` is how many live memories were scoped to the
-    # branch when it went, so hygiene can tell "orphaned by a deletion" apart.
-    2: """
-CREATE TABLE IF NOT EXISTS thatch_cli_deleted_branches (
-    store TEXT NOT NULL,
-    branch TEXT NOT NULL,
-    deleted_at TEXT NOT NULL,
-    memories INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (store, branch)
-);
-""",
-    # Which FTS row holds each memory. The FTS table can only find a memory
-    # by its (UNINDEXED) store and slug with a full scan, so every delete or
-    # overwrite cost ~35 ms at 100k memories; through this map it is one
-    # rowid lookup. Schema 4 (which every upgrade runs too) rebuilds the
-    # index to fill the map and creates the triggers that keep both in step.
-    3: """
-CREATE TABLE IF NOT EXISTS thatch_cli_fts_rows (
-    store TEXT NOT NULL,
-    slug TEXT NOT NULL,
-    fts_rowid INTEGER NOT NULL,
-    PRIMARY KEY (store, slug)
-);
-""" + _DROP_FTS_TRIGGERS,
-    # History (storage/history.py), an exact keyword index whatever SQL
-    # another program runs, and which git process recorded a branch deletion.
-    4: history.MIGRATION + _DROP_FTS_TRIGGERS + _FTS_TRIGGERS + _REINDEX + """
-INSERT OR REPLACE INTO thatch_cli_meta (key, value)
-    SELECT 'model_paths', 'pending' WHERE EXISTS (SELECT 1 FROM entries WHERE model LIKE '/%');
-""",
-}
+def _migrations() -> dict[int, str]:
+    """The migrations, built only when a file needs one (they name history's
+    SQL, which a command on a current file never imports)."""
+    from . import history
+
+    return {
+        1: """
+    CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
+        slug UNINDEXED, store UNINDEXED, label, content,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER IF NOT EXISTS entries_fts_ai AFTER INSERT ON entries BEGIN
+        INSERT INTO entries_fts (slug, store, label, content)
+        VALUES (new.slug, new.store, new.label, new.content);
+    END;
+    CREATE TRIGGER IF NOT EXISTS entries_fts_ad AFTER DELETE ON entries BEGIN
+        DELETE FROM entries_fts WHERE slug = old.slug AND store = old.store;
+    END;
+    CREATE TRIGGER IF NOT EXISTS entries_fts_au AFTER UPDATE OF slug, store, label, content ON entries BEGIN
+        DELETE FROM entries_fts WHERE slug = old.slug AND store = old.store;
+        INSERT INTO entries_fts (slug, store, label, content)
+        VALUES (new.slug, new.store, new.label, new.content);
+    END;
+    DELETE FROM entries_fts;
+    INSERT INTO entries_fts (slug, store, label, content) SELECT slug, store, label, content FROM entries;
+    CREATE INDEX IF NOT EXISTS entries_store_branch ON entries (store, branch);
+    CREATE TABLE IF NOT EXISTS thatch_cli_store_versions (
+        store TEXT PRIMARY KEY,
+        version INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TRIGGER IF NOT EXISTS entries_version_ai AFTER INSERT ON entries BEGIN
+        INSERT INTO thatch_cli_store_versions (store, version) VALUES (new.store, 1)
+        ON CONFLICT (store) DO UPDATE SET version = version + 1;
+    END;
+    CREATE TRIGGER IF NOT EXISTS entries_version_ad AFTER DELETE ON entries BEGIN
+        INSERT INTO thatch_cli_store_versions (store, version) VALUES (old.store, 1)
+        ON CONFLICT (store) DO UPDATE SET version = version + 1;
+    END;
+    CREATE TRIGGER IF NOT EXISTS entries_version_au
+    AFTER UPDATE OF slug, store, embedding, model, branch, archived ON entries BEGIN
+        INSERT INTO thatch_cli_store_versions (store, version) VALUES (old.store, 1)
+        ON CONFLICT (store) DO UPDATE SET version = version + 1;
+        INSERT INTO thatch_cli_store_versions (store, version) VALUES (new.store, 1)
+        ON CONFLICT (store) DO UPDATE SET version = version + 1;
+    END;
+    """,
+        # Branch deletions seen by the reference-transaction hook, one row per
+        # (store, branch); `memories` is how many live memories were scoped to the
+        # branch when it went, so hygiene can tell "orphaned by a deletion" apart.
+        2: """
+    CREATE TABLE IF NOT EXISTS thatch_cli_deleted_branches (
+        store TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        deleted_at TEXT NOT NULL,
+        memories INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (store, branch)
+    );
+    """,
+        # Which FTS row holds each memory. The FTS table can only find a memory
+        # by its (UNINDEXED) store and slug with a full scan, so every delete or
+        # overwrite cost ~35 ms at 100k memories; through this map it is one
+        # rowid lookup. Schema 4 (which every upgrade runs too) rebuilds the
+        # index to fill the map and creates the triggers that keep both in step.
+        3: """
+    CREATE TABLE IF NOT EXISTS thatch_cli_fts_rows (
+        store TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        fts_rowid INTEGER NOT NULL,
+        PRIMARY KEY (store, slug)
+    );
+    """ + _DROP_FTS_TRIGGERS,
+        # History (storage/history.py), an exact keyword index whatever SQL
+        # another program runs, and which git process recorded a branch deletion.
+        4: history.MIGRATION + _DROP_FTS_TRIGGERS + _FTS_TRIGGERS + _REINDEX + """
+    INSERT OR REPLACE INTO thatch_cli_meta (key, value)
+        SELECT 'model_paths', 'pending' WHERE EXISTS (SELECT 1 FROM entries WHERE model LIKE '/%');
+    """,
+    }
 
 
-def _create_private_file(path: Path, create_parent: bool) -> None:
-    if not path.parent.is_dir():
+def _create_private_file(path: str | os.PathLike, create_parent: bool) -> None:
+    from ..files import create_exclusive
+
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
         if not create_parent:
-            raise DatabaseError(f"cannot create database {path}: directory {path.parent} does not exist"
+            raise DatabaseError(f"cannot create database {path}: directory {parent} does not exist"
                                 " (create it, or point THATCH_DB elsewhere)")
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.makedirs(parent, mode=0o700, exist_ok=True)
     try:
         create_exclusive(path)
     except FileExistsError:
@@ -220,7 +227,7 @@ def _holds_data(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
 
 
-def _upgrade(conn: sqlite3.Connection, path: Path) -> None:
+def _upgrade(conn: sqlite3.Connection, path: str | os.PathLike) -> None:
     """Bring the schema up to date in one transaction. A file that already
     holds data (the original's, or an older thatch's) is first copied to a
     verified backup beside it; if that fails nothing is changed."""
@@ -234,16 +241,21 @@ def _upgrade(conn: sqlite3.Connection, path: Path) -> None:
         if _holds_data(conn):
             # The backup reads through its own connection while ours holds
             # the write lock, so it is exactly the state being migrated.
+            from pathlib import Path
+
+            from . import backup
+
             try:
-                backup.before_upgrade(path, SCHEMA_VERSION)
+                backup.before_upgrade(Path(path), SCHEMA_VERSION)
             except backup.BackupFailed as exc:
                 raise DatabaseError(f"not upgrading {path} (schema {current} to {SCHEMA_VERSION}):"
                                     f" {exc}; nothing was changed") from None
         for statement in _split(_BASE_SCHEMA):
             conn.execute(statement)
         _add_missing_columns(conn, "entries", _ENTRY_COLUMNS)
+        migrations = _migrations()
         for version in range(current + 1, SCHEMA_VERSION + 1):
-            for statement in _split(_MIGRATIONS[version]):
+            for statement in _split(migrations[version]):
                 conn.execute(statement)
         _add_missing_columns(conn, "thatch_cli_deleted_branches", _DELETION_COLUMNS)
         conn.execute(
@@ -275,25 +287,25 @@ def _split(script: str) -> list[str]:
     return statements
 
 
-def _open(path: Path, timeout: float) -> sqlite3.Connection:
+def _open(path: str | os.PathLike, timeout: float) -> sqlite3.Connection:
     # Autocommit mode: every write path opens its own explicit transaction.
     conn = sqlite3.connect(path, isolation_level=None, timeout=timeout, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
     return conn
 
 
-def _writable(path: Path) -> bool:
+def _writable(path: str | os.PathLike) -> bool:
     """Whether this process may write the file and create its journal files
     beside it (False on a read-only file or mount)."""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK | os.X_OK)
 
 
-def connect(path: Path, *, timeout: float | None = None, create_parent: bool = True) -> sqlite3.Connection:
+def connect(path: str | os.PathLike, *, timeout: float | None = None, create_parent: bool = True) -> sqlite3.Connection:
     """open_database's connection."""
     return open_database(path, timeout=timeout, create_parent=create_parent)[0]
 
 
-def open_database(path: Path, *, timeout: float | None = None,
+def open_database(path: str | os.PathLike, *, timeout: float | None = None,
                   create_parent: bool = True) -> tuple[sqlite3.Connection, bool]:
     """Open the database, bringing its schema up to date; returns (connection,
     read_only). A missing file is created (its directory too only with
@@ -302,7 +314,7 @@ def open_database(path: Path, *, timeout: float | None = None,
     fail with a clear error."""
     timeout = LOCK_TIMEOUT_S if timeout is None else timeout
     try:
-        if not path.exists():
+        if not os.path.exists(path):
             _create_private_file(path, create_parent)
         if not _writable(path):
             return _open_read_only(path, timeout), True
@@ -325,10 +337,12 @@ def open_database(path: Path, *, timeout: float | None = None,
         raise DatabaseError(f"cannot open database {path}: {exc.strerror or exc}") from exc
 
 
-def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
+def _open_read_only(path: str | os.PathLike, timeout: float) -> sqlite3.Connection:
+    from pathlib import Path
+
     from .hooks import open_readonly
 
-    conn = open_readonly(path, timeout, check_same_thread=False)
+    conn = open_readonly(Path(path), timeout, check_same_thread=False)
     if conn is None:
         raise DatabaseError(f"cannot open database {path} read-only (a write-ahead log beside it"
                             " needs a writable directory to be read)")
@@ -337,12 +351,12 @@ def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
     return conn
 
 
-def connect_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection:
+def connect_existing(path: str | os.PathLike, *, timeout: float = 10.0) -> sqlite3.Connection:
     """Open a database that is already a thatch database at this schema,
     creating and migrating nothing (the daemon opens files named by its
     clients, and must never turn an arbitrary file into a thatch database)."""
     try:
-        if not path.is_file():
+        if not os.path.isfile(path):
             raise DatabaseError(f"no thatch database at {path}")
         conn = _open(path, timeout) if _writable(path) else _open_read_only(path, timeout)
         version = _schema_version(conn)
@@ -356,17 +370,19 @@ def connect_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection
         raise DatabaseError(f"cannot open database {path}: {exc.strerror or exc}") from exc
 
 
-def _refuse_newer(path: Path, version: int) -> None:
+def _refuse_newer(path: str | os.PathLike, version: int) -> None:
     if version > SCHEMA_VERSION:
         raise DatabaseError(f"{path} was written by a newer thatch (schema {version}); upgrade thatch to use it")
 
 
-def file_version(path: Path) -> int:
+def file_version(path: str | os.PathLike) -> int:
     """The thatch schema version of a database file (0: the original's or an
     older format), read without changing it."""
+    from pathlib import Path
+
     from .hooks import connect_readonly
 
-    conn = connect_readonly(path)
+    conn = connect_readonly(Path(path))
     try:
         return _schema_version(conn)
     finally:
