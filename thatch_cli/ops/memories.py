@@ -18,20 +18,38 @@ if TYPE_CHECKING:
 
 
 class Listing:
-    __slots__ = ("branch", "memories", "store")
+    """The memories of one store (`store`), or of every store (`store` None),
+    newest first; `total` counts them all when `limit` left some out."""
 
-    def __init__(self, store: str, memories: list[Memory], branch: str | None = None) -> None:
+    __slots__ = ("store", "memories", "branch", "total")
+
+    def __init__(self, store: str | None, memories: list[Memory], branch: str | None = None,
+                 total: int | None = None) -> None:
         self.store, self.memories, self.branch = store, memories, branch
+        self.total = len(memories) if total is None else total
 
     def to_json(self) -> dict:
-        return {"store": self.store, "memories": [m.brief() for m in self.memories]}
+        return {"store": self.store, "memories": [m.brief() for m in self.memories], "total": self.total}
+
+
+# --limit's ceiling for list: a listing is read from SQLite, not ranked, so far above recall's.
+MAX_LISTED = 1_000_000
 
 
 def list_memories(ctx: Context, store: str | None = None, *, branch: str | None = None,
-                  this_branch: bool = False, archived: bool = False) -> Listing:
-    name = target(ctx, store)
+                  this_branch: bool = False, archived: bool = False, all_stores: bool = False,
+                  limit: int | None = None) -> Listing:
+    """A store's memories (--store, else the detected store), or every
+    store's with `all_stores`, newest first; at most `limit` of them."""
+    validate.one_of(**{"--store": store, "--all-stores": all_stores})
+    if limit is not None:
+        validate.limit(limit, MAX_LISTED)
+    name = None if all_stores else target(ctx, store)
     branch = branch_choice(ctx, branch, this_branch)
-    return Listing(name, ctx.db().list([name], branch=branch, archived=archived), branch)
+    db, stores = ctx.db(), None if name is None else [name]
+    found = db.list(stores, branch=branch, archived=archived, newest_first=True, limit=limit)
+    more = limit is not None and len(found) == limit
+    return Listing(name, found, branch, db.list_count(stores, branch=branch, archived=archived) if more else None)
 
 
 def show(ctx: Context, label: str, store: str | None = None) -> Memory:

@@ -192,9 +192,26 @@ class MemoryDB:
         *,
         branch: str | None = None,
         archived: bool | None = False,
+        newest_first: bool = False,
+        limit: int | None = None,
     ) -> list[Memory]:
-        """Memories in `stores` (all when None). `branch` keeps only that
-        branch's memories; `archived` None means both live and archived."""
+        """Memories in `stores` (all when None), by store then newest first,
+        or `newest_first` across stores; at most `limit`. `branch` keeps only
+        that branch's memories; `archived` None means both live and archived."""
+        clause, args = self._list_filter(stores, branch, archived)
+        order = "updated_at DESC, store, slug" if newest_first else "store, updated_at DESC, slug"
+        tail = f" LIMIT {int(limit)}" if limit is not None else ""
+        rows = self.conn.execute(f"SELECT {COLUMNS} FROM entries {clause} ORDER BY {order}{tail}", args)
+        return [memory_from_row(r) for r in rows]
+
+    def list_count(self, stores: Sequence[str] | None = None, *, branch: str | None = None,
+                   archived: bool | None = False) -> int:
+        """How many memories `list` with these filters and no limit returns."""
+        clause, args = self._list_filter(stores, branch, archived)
+        return self.conn.execute(f"SELECT count(*) FROM entries {clause}", args).fetchone()[0]
+
+    @staticmethod
+    def _list_filter(stores: Sequence[str] | None, branch: str | None, archived: bool | None) -> tuple[str, list]:
         where, args = [], []
         if stores is not None:
             where.append(f"store IN ({marks(stores)})")
@@ -205,9 +222,7 @@ class MemoryDB:
         if archived is not None:
             where.append("archived = ?")
             args.append(int(archived))
-        clause = f"WHERE {' AND '.join(where)}" if where else ""
-        rows = self.conn.execute(f"SELECT {COLUMNS} FROM entries {clause} ORDER BY store, updated_at DESC, slug", args)
-        return [memory_from_row(r) for r in rows]
+        return (f"WHERE {' AND '.join(where)}" if where else ""), args
 
     def labels(self, stores: Sequence[str]) -> list[str]:
         """Every label in `stores`, archived included (for did-you-mean)."""
