@@ -51,7 +51,7 @@ _thatch_options() {
         'hygiene') _thatch_r='--store -s --global -g --stale-days --json --help -h' ;;
         'import') _thatch_r='--overwrite --store -s --global -g --json --help -h' ;;
         'init') _thatch_r='--deactivate --json --help -h' ;;
-        'list') _thatch_r='--store -s --global -g --branch -b --this-branch --archived --json --help -h' ;;
+        'list') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --archived --limit -n --json --help -h' ;;
         'mcp') _thatch_r='--max-chars --lock-wait --help -h' ;;
         'recall') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --limit -n --include-archived --mode -m --floor --show-weak --budget --json --help -h' ;;
         'reindex') _thatch_r='--store -s --global -g --json --help -h' ;;
@@ -77,7 +77,7 @@ _thatch_option_value() {
         'dedup mark|--status') _thatch_r='choices:duplicate supplement contradiction unrelated' ;;
         'recall|--mode'|'recall|-m'|'search|--mode'|'search|-m') _thatch_r='choices:hybrid semantic lexical' ;;
         'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo') _thatch_r=files ;;
-        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'mcp|--max-chars'|'mcp|--lock-wait'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version'|'search|--limit'|'search|-n'|'stores|--drop') _thatch_r=none ;;
+        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'list|--limit'|'list|-n'|'mcp|--max-chars'|'mcp|--lock-wait'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version'|'search|--limit'|'search|-n'|'stores|--drop') _thatch_r=none ;;
         'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'show|--store'|'show|-s'|'unarchive|--store'|'unarchive|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;
     esac

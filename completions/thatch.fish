@@ -22,7 +22,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'mcp|--max-chars' 'mcp|--lock-wait' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'show|--store' 'show|-s' 'stores|--drop' 'unarchive|--store' 'unarchive|-s'
+        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'list|--limit' 'list|-n' 'mcp|--max-chars' 'mcp|--lock-wait' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'show|--store' 'show|-s' 'stores|--drop' 'unarchive|--store' 'unarchive|-s'
             return 0
     end
     return 1
@@ -122,7 +122,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a hooks -d 'Git hooks: memories of 
 complete -c thatch -n '__thatch_arg \'\' 0' -a hygiene -d 'Report near-duplicates, stale memories and memories of deleted branches (never deletes)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a import -d 'Import memories from JSONL (as written by export); embeds those without a usable vector'
 complete -c thatch -n '__thatch_arg \'\' 0' -a init -d 'Print the shell hook: a one-line memory summary when you enter a repository or switch branch'
-complete -c thatch -n '__thatch_arg \'\' 0' -a list -d 'List the memories of a store (default: the detected one), newest first'
+complete -c thatch -n '__thatch_arg \'\' 0' -a list -d 'List the memories of a store (default: the detected one), or of every store, newest first'
 complete -c thatch -n '__thatch_arg \'\' 0' -a mcp -d 'Serve the memory store to coding agents over MCP (stdio): the original thatch\'s tools'
 complete -c thatch -n '__thatch_arg \'\' 0' -a recall -d 'Find memories by meaning and by their words: the detected store plus global, unless told otherwise'
 complete -c thatch -n '__thatch_arg \'\' 0' -a reindex -d 'Embed memories that have no vector, or one from a different model'
@@ -325,10 +325,14 @@ complete -c thatch -n '__thatch_at \'list\'' -l store -r -f -a '(__thatch_values
 complete -c thatch -n '__thatch_at \'list\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'list\'' -l global -d 'Short for --store global'
 complete -c thatch -n '__thatch_at \'list\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'list\'' -l all-stores -d 'Every store\'s memories, newest first'
+complete -c thatch -n '__thatch_at \'list\'' -s a -d 'Every store\'s memories, newest first'
 complete -c thatch -n '__thatch_at \'list\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Only memories scoped to this branch'
 complete -c thatch -n '__thatch_at \'list\'' -s b -r -f -a '(__thatch_values branches)' -d 'Only memories scoped to this branch'
 complete -c thatch -n '__thatch_at \'list\'' -l this-branch -d 'Only memories scoped to the current branch'
 complete -c thatch -n '__thatch_at \'list\'' -l archived -d 'List archived memories instead of live ones'
+complete -c thatch -n '__thatch_at \'list\'' -l limit -r -f -d 'At most N memories, the newest (default: all)'
+complete -c thatch -n '__thatch_at \'list\'' -s n -r -f -d 'At most N memories, the newest (default: all)'
 complete -c thatch -n '__thatch_at \'list\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'list\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'list\'' -s h -d 'Show help and exit'

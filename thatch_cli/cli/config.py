@@ -9,7 +9,7 @@ from ..context import Context
 from ..settings import SETTINGS
 from .declare import Argument, Json, command, group
 from .output import Output
-from .render import esc, table
+from .render import Column, table
 
 CONFIG = group("config", "Settings that last: ~/.config/thatch/config.toml (environment variables override it).")
 
@@ -88,8 +88,9 @@ def config_list(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     for key in found.unknown:
         out.notice(f"{found.path} sets {key!r}, which this thatch does not know (ignored)")
     if out.rich:
-        table(out, ("setting", "value", "source"),
-              [(f"[bold]{v.key}[/]", esc(v.shown()), _source(v)) for v in found.values],
+        table(out, [Column("setting", "label", whole=True), Column("value", give=1, least=12),
+                    Column("source", "dim", give=2, least=12)],
+              [(v.key, v.shown(), _source(v)) for v in found.values],
               title=f"{found.path}{'' if found.exists else ' (not created yet)'}")
         return
     out.lines([f"{v.key}\t{v.shown()}\t{v.source}" for v in found.values])

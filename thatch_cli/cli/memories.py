@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import InvalidInput
 from .declare import BRIEF, FULL, Argument, Option, command
-from .render import esc, table, tsv
+from .render import table, tsv
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
@@ -100,41 +100,56 @@ def _saved(out: Output, outcome) -> None:
     "thatch list",
     "thatch list global",
     "thatch list --this-branch",
+    "thatch list --all-stores --limit 20     # the 20 newest memories anywhere",
     "thatch list | cut -f1          # labels only (piped output is tab-separated)",
-], json=f"store, memories ({BRIEF})")
+], json=f"store (null with --all-stores), memories ({BRIEF}), total")
 def list_(
     ctx: Context, out: Output, *,
     store_arg: StoreArg = None,
     store: Store = None,
+    all_stores: Annotated[bool, Option("--all-stores", "-a", help="Every store's memories, newest first.")] = False,
     branch: Annotated[str | None, Option("--branch", "-b", metavar="BRANCH",
-                                            help="Only memories scoped to this branch.")] = None,
+                                         help="Only memories scoped to this branch.")] = None,
     this_branch: Annotated[bool, Option("--this-branch", help="Only memories scoped to the current branch.")] = False,
     archived: Annotated[bool, Option("--archived", help="List archived memories instead of live ones.")] = False,
+    limit: Annotated[int | None, Option("--limit", "-n", metavar="N", min=1,
+                                        help="At most N memories, the newest (default: all).")] = None,
     as_json: Json = False,
 ) -> None:
-    """List the memories of a store (default: the detected one), newest first.
+    """List the memories of a store (default: the detected one), or of every store, newest first.
 
-    On a terminal, a table; piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet."""
+    On a terminal, one row per memory that fits the window: label, branch, confidence, date and as much of the text as there is room for. Piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet (with --all-stores, store first)."""
     from ..ops.memories import list_memories
 
-    listing = list_memories(ctx, store, branch=branch, this_branch=this_branch,
-                            archived=archived)
+    listing = list_memories(ctx, store, branch=branch, this_branch=this_branch, archived=archived,
+                            all_stores=all_stores, limit=limit)
     if out.json_mode:
         out.json(listing.to_json())
         return
+    where = listing.store or "any store"
     if not listing.memories:
-        out.notice(f"no {'archived ' if archived else ''}memories in {listing.store}"
+        out.notice(f"no {'archived ' if archived else ''}memories in {where}"
                    + (f" on branch {listing.branch}" if listing.branch else ""))
         return
+    if listing.total > len(listing.memories):
+        out.notice(f"the {len(listing.memories)} newest of {listing.total} memories (--limit)")
     from ..textsafe import snippet
 
+    every = listing.store is None
     if out.rich:
-        rows = [(f"[bold]{esc(m.label)}[/]", esc(m.branch or ""), str(m.confidence or ""), m.updated_at[:10],
-                 esc(snippet(m.body, 60))) for m in listing.memories]
-        table(out, ("label", "branch", "conf", "updated", "snippet"), rows,
-              title=f"{esc(listing.store)} · {len(listing.memories)}")
+        from .render import Column
+
+        columns = [Column("store", "store", give=1, least=10)] if every else []
+        columns += [Column("label", "label", give=1, least=16), Column("branch", "branch", give=1, least=8),
+                    Column("conf", whole=True, right=True), Column("updated", "dim", whole=True),
+                    Column("snippet", give=2, least=10)]
+        rows = [([m.store] if every else []) + [m.label, m.branch or "", str(m.confidence or ""), m.updated_at[:10],
+                                                snippet(m.body, out.width)] for m in listing.memories]
+        count = f"{listing.total} {'memory' if listing.total == 1 else 'memories'}"
+        table(out, columns, rows, title=f"{where} · {count}")
         return
-    tsv(out, [(m.label, m.branch, m.confidence, m.updated_at, snippet(m.body, 60)) for m in listing.memories])
+    tsv(out, [([m.store] if every else []) + [m.label, m.branch, m.confidence, m.updated_at, snippet(m.body, 60)]
+              for m in listing.memories])
 
 
 @command("show", examples=[
@@ -163,12 +178,13 @@ def show(
         out.notice(notice)
     facts = _facts(memory)
     if out.rich:
-        from rich.markdown import Markdown
-
         from ..textsafe import visible
+        from .render import cut, items, paint
 
-        out.console.print(f"[dim]{esc(' · '.join(facts))}[/]")
-        out.console.print(Markdown(visible(memory.content)))
+        body = "\n".join(line.rstrip() for line in visible(memory.body).strip("\n").splitlines())
+        styled = [(facts[0], "store"), *((f, "branch" if f.startswith("branch ") else "dim") for f in facts[1:])]
+        head = [paint(out, cut(visible(memory.label, keep=""), out.width), "label"), *items(out, styled)]
+        out.stdout.write("\n".join(head) + "\n\n" + body + "\n")
         return
     out.line(memory.content)
     out.line()
@@ -235,8 +251,11 @@ def stores(
         out.json({"stores": [s.public() for s in found]})
         return
     if out.rich:
-        table(out, ("store", "memories", "last update"),
-              [(f"[bold]{esc(s.name)}[/]", str(s.memories), s.last_update or "") for s in found])
+        from .render import Column
+
+        table(out, [Column("store", "store", give=1, least=12), Column("memories", whole=True, right=True),
+                    Column("last update", "dim", whole=True)],
+              [(s.name, str(s.memories), s.last_update or "") for s in found])
         return
     tsv(out, [(s.name, s.memories, s.last_update or "-") for s in found])
 

@@ -21,14 +21,33 @@ if TYPE_CHECKING:
 
 
 def wants_rich(stream: IO[str], env: Mapping[str, str]) -> bool:
-    """Tables on a terminal; NO_COLOR (https://no-color.org) only takes the
-    colour out of them (see Output.console)."""
+    """Tables on a terminal (not with TERM=dumb); NO_COLOR only takes the
+    colour out of them (wants_color)."""
     if env.get("TERM") == "dumb":
         return False
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def wants_color(stream: IO[str], env: Mapping[str, str]) -> bool:
+    """Colour on a terminal unless NO_COLOR is set and not empty (https://no-color.org)."""
+    return not env.get("NO_COLOR") and wants_rich(stream, env)
+
+
+def terminal_width(stream: IO[str], env: Mapping[str, str]) -> int:
+    """The terminal's width in columns: COLUMNS when set (as for ls and
+    less), else the window's, else 80."""
+    columns = env.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    import os
+
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
 
 
 class Output:
@@ -38,9 +57,19 @@ class Output:
         self.env = env
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
+        # A terminal gets tables (in colour unless NO_COLOR); pipes and TERM=dumb get tab-separated lines.
         self.rich = not json_mode and wants_rich(self.stdout, env)
+        self.color = self.rich and wants_color(self.stdout, env)
         self.rich_stderr = wants_rich(self.stderr, env)
         self._console = None
+        self._width: int | None = None
+
+    @property
+    def width(self) -> int:
+        """Columns a line on stdout may take."""
+        if self._width is None:
+            self._width = terminal_width(self.stdout, self.env)
+        return self._width
 
     @property
     def console(self):
@@ -48,7 +77,7 @@ class Output:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(file=self.stdout, highlight=False, no_color=bool(self.env.get("NO_COLOR")))
+            self._console = Console(file=self.stdout, highlight=False, no_color=not self.color)
         return self._console
 
     @staticmethod

@@ -26,7 +26,7 @@ from .. import validate
 from ..context import Context
 from .declare import Argument, Json, Option, command
 from .output import Output
-from .render import esc, table
+from .render import Column, table
 
 
 # Shared with `search`, the original thatch's spelling of recall.
@@ -177,12 +177,15 @@ def _fit_plain(out: Output, blocks: list[str], weak_blocks: list[str], budget: i
 def _tables(out: Output, results: list, weak: list, outcome) -> None:
     from ..ops.recall import snippet
 
-    def rows(found, style: str = "bold"):
-        return [(f"{r.score:.2f}", esc(r.memory.store), f"[{style}]{esc(r.memory.label)}[/]",
-                 esc(r.memory.branch or ""), esc(snippet(r.memory, 80))) for r in found]
+    def rows(found, weak: bool = False):
+        cells = [(f"{r.score:.2f}", r.memory.store, r.memory.label, r.memory.branch or "",
+                  snippet(r.memory, out.width)) for r in found]
+        return [[(cell, "dim") for cell in row] for row in cells] if weak else cells
 
-    columns = ("score", "store", "label", "branch", "snippet")
+    columns = [Column("score", "score", whole=True, right=True), Column("store", "store", give=1, least=10),
+               Column("label", "label", give=1, least=16), Column("branch", "branch", give=1, least=8),
+               Column("snippet", give=2, least=10)]
     if results:
         table(out, columns, rows(results))
     if weak:
-        table(out, columns, rows(weak, "dim"), title=_weak_header(outcome).strip().rstrip(":"))
+        table(out, columns, rows(weak, weak=True), title=_weak_header(outcome).strip().rstrip(":"))

@@ -9,7 +9,7 @@ from ..context import Context
 from ..textsafe import one_line, shell_word
 from .declare import Argument, Json, Option, Store, command
 from .output import Output
-from .render import esc, plural, table, tsv
+from .render import Column, plural, table, tsv
 
 
 @command("backup", examples=["thatch backup", "thatch backup ~/backups/thatch-$(date +%F).db"],
@@ -71,16 +71,29 @@ def history(
         out.json(found.to_json())
         return
     state = "forgotten" if found.current is None else f"current version updated {found.current.updated_at}"
-    out.line(f"{found.label} ({found.store}, slug {found.slug}): {state}")
+    if out.rich:
+        from .render import cut, items, paint
+
+        out.stdout.write("\n".join([paint(out, cut(one_line(found.label), out.width), "label"),
+                                    *items(out, [(found.store, "store"), (f"slug {found.slug}", "dim"),
+                                                 (state, "warn" if found.current is None else "dim")])]) + "\n")
+    else:
+        out.line(f"{found.label} ({found.store}, slug {found.slug}): {state}")
     if not found.versions:
         out.line("No earlier versions kept.")
         return
-    rows = [(str(v.number), v.recorded_at, ", ".join(v.changes), one_line(v.memory.label),
-             one_line(v.memory.body)[:60]) for v in reversed(found.versions)]
     if out.rich:
-        table(out, ("version", "replaced at", "then", "label", "text"), [tuple(esc(c) for c in r) for r in rows])
+        from ..textsafe import snippet
+
+        # Timestamps stay whole; what changed, the label and the text give way, cut on words.
+        table(out, [Column("version", whole=True, right=True), Column("replaced at", "dim", whole=True),
+                    Column("then", give=1, least=10), Column("label", "label", give=1, least=16),
+                    Column("text", give=2, least=12)],
+              [(str(v.number), v.recorded_at, ", ".join(v.changes), one_line(v.memory.label),
+                snippet(v.memory.body, out.width)) for v in reversed(found.versions)])
     else:
-        tsv(out, rows)
+        tsv(out, [(str(v.number), v.recorded_at, ", ".join(v.changes), one_line(v.memory.label),
+                   one_line(v.memory.body)[:60]) for v in reversed(found.versions)])
     hint = f"thatch restore-memory {shell_word(found.label)}" + (f" --store {shell_word(found.store)}"
                                                                if store else "")
     out.notice(f"bring one back with: {hint} --version N")
