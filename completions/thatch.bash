@@ -55,7 +55,7 @@ _thatch_options() {
         'mcp') _thatch_r='--max-chars --lock-wait --help -h' ;;
         'recall') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --limit -n --include-archived --mode -m --floor --show-weak --budget --json --help -h' ;;
         'reindex') _thatch_r='--store -s --global -g --json --help -h' ;;
-        'remember') _thatch_r='--store -s --global -g --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --json --help -h' ;;
+        'remember') _thatch_r='--store -s --global -g --create --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --json --help -h' ;;
         'rename') _thatch_r='--store -s --global -g --json --help -h' ;;
         'rescope') _thatch_r='--from --to --unscoped --store -s --global -g --json --help -h' ;;
         'restore') _thatch_r='--json --help -h' ;;

@@ -372,6 +372,7 @@ complete -c thatch -n '__thatch_at \'remember\'' -l store -r -f -a '(__thatch_va
 complete -c thatch -n '__thatch_at \'remember\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'remember\'' -l global -d 'Short for --store global'
 complete -c thatch -n '__thatch_at \'remember\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'remember\'' -l create -d 'Create --store\'s store without asking, even when its name is close to an existing store\'s'
 complete -c thatch -n '__thatch_at \'remember\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Scope the memory to this branch'
 complete -c thatch -n '__thatch_at \'remember\'' -s b -r -f -a '(__thatch_values branches)' -d 'Scope the memory to this branch'
 complete -c thatch -n '__thatch_at \'remember\'' -l this-branch -d 'Scope the memory to the current branch'

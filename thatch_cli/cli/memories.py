@@ -8,6 +8,8 @@ so each command pays only for what it uses."""
 
 from __future__ import annotations
 
+import sys
+
 from ..errors import InvalidInput
 from .declare import BRIEF, FULL, Argument, Option, command
 from .render import table, tsv
@@ -24,53 +26,70 @@ if TYPE_CHECKING:
 
 @command("remember", examples=[
     'thatch remember "Release process" "Tag, build the wheel, twine upload."',
-    'echo "Staging DB listens on port 5433" | thatch remember -   # label: that line',
+    'thatch remember "Staging DB listens on port 5433"   # label: that line',
+    'echo "Staging DB listens on port 5433" | thatch remember -',
     'git diff --stat | thatch remember "Refactor" - --this-branch',
-    'thatch remember "Deploy checklist"   # on a terminal: opens $EDITOR',
+    'thatch remember                      # on a terminal: opens $EDITOR',
     'thatch remember --global "Python style" "Black, line length 100."',
 ], json=f"status (created, replaced or unchanged), memory ({FULL}), has_vector, similar (briefs with score),"
         " store_created, notices")
 def remember(
     ctx: Context, out: Output, *,
     label: Annotated[str | None, Argument(metavar="LABEL", show_default=False,
-                                             help="The memory's label; with only one argument (piped or in a script), it is the content.")] = None,
+                                          help="The memory's label; given alone, it is the content.")] = None,
     content: Annotated[str | None, Argument(metavar="CONTENT", show_default=False,
-                                               help="The text ('-' reads standard input).")] = None,
+                                            help="The text ('-' reads standard input).")] = None,
     store: Store = None,
+    create: Annotated[bool, Option("--create", help="Create --store's store without asking, even when its name is"
+                                                    " close to an existing store's.")] = False,
     branch: Annotated[str | None, Option("--branch", "-b", metavar="BRANCH",
-                                            help="Scope the memory to this branch.")] = None,
+                                         help="Scope the memory to this branch.")] = None,
     this_branch: Annotated[bool, Option("--this-branch", help="Scope the memory to the current branch.")] = False,
     confidence: Annotated[int | None, Option("--confidence", "-c", metavar="1-10",
-                                                help="How sure you are, 1-10.")] = None,
+                                             help="How sure you are, 1-10.")] = None,
     overwrite: Annotated[bool, Option("--overwrite", help="Replace an existing memory with this label.")] = False,
     archived: Annotated[bool | None, Option("--archived/--no-archived", show_default=False,
-                                               help="Archive (or restore) it; required when updating an archived memory.")] = None,
+                                            help="Archive (or restore) it; required when updating an archived memory.")] = None,
     as_json: Json = False,
 ) -> None:
     """Save a memory. Saving the same label and text again changes nothing and says "unchanged".
 
-    With one argument (piped or in a script; on a terminal it is the label, see below), that argument is the content, and its first Markdown heading (or first line) becomes the label, cut at a word boundary to 80 characters. On a terminal, `thatch remember` alone, or with just a one-line LABEL, opens $VISUAL or $EDITOR (as git commit does): the first heading is the label, the rest the content.
+    With one argument, that argument is the content, on a terminal as in a script: its first Markdown heading (or first line) becomes the label, cut at a word boundary to 80 characters. On a terminal, `thatch remember` with no content at all opens $VISUAL or $EDITOR (as git commit does): the first heading is the label, the rest the content.
 
-    A label that exists already is an error (exit 4) unless --overwrite; a store that does not exist yet is created, and the output says so."""
+    A label that exists already is an error (exit 4) unless --overwrite. A --store that does not exist yet is created, and the output says so; when its name is close to an existing store's (a typo?), thatch asks first on a terminal, and elsewhere refuses with a did-you-mean (exit 3) unless --create."""
     from ..ops.remember import remember as save
     from .editor import edited, on_terminal
 
-    if content is None and (label is None or ("\n" not in label and label != "-")) and on_terminal(ctx):
-        initial = f"# {label}\n\n" if label is not None else ""
-        with edited(ctx, initial, label or "memory") as text:
+    near = (lambda name, found: True) if create else (
+        (lambda name, found: _confirm_new_store(ctx, name, found)) if on_terminal(ctx) else (lambda name, found: False))
+    options = {"store": store, "branch": branch, "this_branch": this_branch, "confidence": confidence,
+               "overwrite": overwrite, "archived": archived, "near_store": near}
+    if label is None and content is None:
+        if not on_terminal(ctx):
+            raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
+        with edited(ctx, "", "memory") as text:
             from ..slugs import split_heading
 
             heading, body = split_heading(text)
-            _saved(out, save(ctx, body if heading else text, heading, store=store, branch=branch,
-                             this_branch=this_branch, confidence=confidence, overwrite=overwrite, archived=archived))
+            _saved(out, save(ctx, body if heading else text, heading, **options))
         return
-    if label is None:
-        raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
     label, content = (None, label) if content is None else (label, content)
     if content == "-":
         content = ctx.read_stdin()
-    _saved(out, save(ctx, content, label, store=store, branch=branch, this_branch=this_branch,
-                     confidence=confidence, overwrite=overwrite, archived=archived))
+    _saved(out, save(ctx, content, label, **options))
+
+
+def _confirm_new_store(ctx: Context, name: str, found: list[str]) -> bool:
+    """Ask the person at the terminal whether `name`, close to `found`, is meant."""
+    from ..suggest import did_you_mean
+    from ..textsafe import visible
+
+    stream = ctx.stderr or sys.stderr
+    stream.write(f"thatch: there is no store {visible(repr(name), keep='')}{visible(did_you_mean(found), keep='')}\n"
+                 f"Create {visible(repr(name), keep='')}? [y/N] ")
+    stream.flush()
+    answer = (ctx.stdin or sys.stdin).readline().strip().lower()
+    return answer in ("y", "yes")
 
 
 def _saved(out: Output, outcome) -> None:
