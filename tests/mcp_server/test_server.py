@@ -104,8 +104,9 @@ def test_tools_list_and_every_tool_against_the_database(project, isolated_env):
     # The structured content is the CLI's --json document.
     cli_env = {**env, "THATCH_DAEMON": "0"}
     assert calls["memory_list"][0]["store"] == "acme/widget"
-    assert cli_json(cli_env, project, "list") == {**calls["memory_list"][0], "memories": [
-        m for m in calls["memory_list"][0]["memories"] if m["label"] != "Release steps"]}
+    remaining = [m for m in calls["memory_list"][0]["memories"] if m["label"] != "Release steps"]
+    assert cli_json(cli_env, project, "list") == {**calls["memory_list"][0], "memories": remaining,
+                                                  "total": len(remaining)}
     shown = cli_json(cli_env, project, "show", "release process")
     assert shown["memory"] == {**calls["memory_show"][0]["memory"], "recall_count": 1,
                                "last_recalled_at": shown["memory"]["last_recalled_at"]}
