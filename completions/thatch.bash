@@ -77,8 +77,8 @@ _thatch_option_value() {
         'dedup mark|--status') _thatch_r='choices:duplicate supplement contradiction unrelated' ;;
         'recall|--mode'|'recall|-m'|'search|--mode'|'search|-m') _thatch_r='choices:hybrid semantic lexical' ;;
         'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo') _thatch_r=files ;;
-        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'list|--limit'|'list|-n'|'mcp|--max-chars'|'mcp|--lock-wait'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version'|'search|--limit'|'search|-n'|'stores|--drop') _thatch_r=none ;;
-        'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'show|--store'|'show|-s'|'unarchive|--store'|'unarchive|-s') _thatch_r=stores ;;
+        'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'list|--limit'|'list|-n'|'mcp|--max-chars'|'mcp|--lock-wait'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version'|'search|--limit'|'search|-n') _thatch_r=none ;;
+        'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'show|--store'|'show|-s'|'stores|--drop'|'unarchive|--store'|'unarchive|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;
     esac
 }
@@ -86,11 +86,13 @@ _thatch_option_value() {
 # What argument $2 (counting from 0) of command path $1 takes.
 _thatch_argument() {
     case "$1|$2" in
+        'help|0') _thatch_r='choices:archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show stores unarchive' ;;
         'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
         'setup|0') _thatch_r='choices:claude cursor codex' ;;
+        'config get|0'|'config set|0'|'config unset|0') _thatch_r='choices:model daemon.enabled daemon.idle daemon.warm recall.floor recall.limit duplicates.threshold history.keep nudge.threshold mcp.max_chars' ;;
         'backup|0'|'import|0'|'restore|0') _thatch_r=files ;;
-        'archive|0'|'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'edit|0'|'forget|0'|'history|0'|'remember|0'|'restore-memory|0'|'show|0'|'unarchive|0') _thatch_r=labels ;;
-        'edit|1'|'forget|1'|'list|0'|'show|1') _thatch_r=stores ;;
+        'archive|0'|'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'edit|0'|'forget|0'|'history|0'|'remember|0'|'rename|0'|'restore-memory|0'|'show|0'|'unarchive|0') _thatch_r=labels ;;
+        'edit|1'|'forget|1'|'list|0'|'search|1'|'show|1') _thatch_r=stores ;;
         *) _thatch_r=none ;;
     esac
 }

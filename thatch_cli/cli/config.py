@@ -15,7 +15,7 @@ CONFIG = group("config", "Settings that last: ~/.config/thatch/config.toml (envi
 
 _KEYS = "Settings:\n\n" + "\n\n".join(f"  {s.key} ({s.env}, default {s.show(s.default)}): {s.doc}"
                                       for s in SETTINGS.values())
-Key = Annotated[str, Argument(metavar="KEY", help="A setting, e.g. recall.floor ('thatch config list' shows all).")]
+Key = Annotated[str, Argument(metavar="KEY", complete="settings", help="A setting, e.g. recall.floor ('thatch config list' shows all).")]
 
 
 @command("get", group=CONFIG, notes=_KEYS, examples=["thatch config get model", "thatch config get recall.floor --json"],

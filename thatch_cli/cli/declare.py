@@ -37,13 +37,19 @@ if TYPE_CHECKING:
 class Deferred:
     """A recorded `typer.Option(...)` or `typer.Argument(...)` call."""
 
-    __slots__ = ("args", "choices", "factory", "kwargs")
+    __slots__ = ("args", "choices", "complete", "factory", "kwargs")
 
-    def __init__(self, factory: str, args: tuple, kwargs: dict[str, Any], choices: Sequence[str] | None) -> None:
+    def __init__(self, factory: str, args: tuple, kwargs: dict[str, Any], choices: Sequence[str] | None,
+                 complete: str | None = None) -> None:
         self.factory, self.args, self.kwargs, self.choices = factory, args, kwargs, choices
+        self.complete = complete
 
     def build(self, typer_module) -> Any:
         info = getattr(typer_module, self.factory)(*self.args, **self.kwargs)
+        if self.complete:
+            # What shell completion offers for the value (integrations/completion_tree.py),
+            # when the parameter's name does not say it (rename's OLD is a label).
+            info.thatch_complete = self.complete
         if self.choices:
             # The values are checked by the library (validate.py), with the
             # same one-line error on every front door; Typer only shows
@@ -56,15 +62,18 @@ class Deferred:
         return info
 
 
-def Option(*param_decls: str, choices: Sequence[str] | None = None, **settings: Any) -> Deferred:
+def Option(*param_decls: str, choices: Sequence[str] | None = None, complete: str | None = None,
+           **settings: Any) -> Deferred:
     """typer.Option(*param_decls, **settings); `choices` lists the values the
-    option takes (a plain str reaches the command)."""
-    return Deferred("Option", param_decls, settings, choices)
+    option takes (a plain str reaches the command); `complete` names what
+    shell completion offers for it: labels, stores, branches, settings or
+    commands."""
+    return Deferred("Option", param_decls, settings, choices, complete)
 
 
-def Argument(*, choices: Sequence[str] | None = None, **settings: Any) -> Deferred:
-    """typer.Argument(**settings); `choices` as for Option."""
-    return Deferred("Argument", (), settings, choices)
+def Argument(*, choices: Sequence[str] | None = None, complete: str | None = None, **settings: Any) -> Deferred:
+    """typer.Argument(**settings); `choices` and `complete` as for Option."""
+    return Deferred("Argument", (), settings, choices, complete)
 
 
 class Command:

@@ -79,6 +79,12 @@ def _choices(param) -> list[str] | None:
     return list(choices) if choices else None
 
 
+def _complete(param) -> str | None:
+    """What completion offers for the parameter's value, when declared (cli/declare.py)."""
+    info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None)
+    return getattr(info, "thatch_complete", None)
+
+
 def _param(param, where: str, *, last_argument: bool) -> dict[str, Any]:
     _check(param, where, last_argument=last_argument)
     type_name, low, high = _type(param, where)
@@ -103,6 +109,7 @@ def _param(param, where: str, *, last_argument: bool) -> dict[str, Any]:
         "hidden": bool(getattr(param, "hidden", False)),
         "metavar": param.metavar,
         "choices": _choices(param),
+        "complete": _complete(param),
         "help": getattr(param, "help", None) or "",
     }
 
