@@ -9,6 +9,7 @@ fast path (cli/fastpath.py) parses them against that exported spec.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import inspect
 import sys
@@ -194,6 +195,13 @@ def main(argv: list[str], ctx: Context) -> int:
         return usage_error(exc, argv, ctx)
     except typer.Abort:
         return 130
+    except SystemExit as exc:
+        # click exits 1 when the reader of its output went away (`thatch --help | head -1`):
+        # a closed pipe is the reader's choice, not a failure.
+        cause = exc.__context__
+        if isinstance(cause, OSError) and cause.errno == errno.EPIPE:
+            return 0
+        raise
 
 
 def usage_error(exc: Any, argv: list[str], ctx: Context) -> int:

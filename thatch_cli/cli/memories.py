@@ -250,7 +250,7 @@ def forget(
          json="stores (name, memories, last_update); with --drop: dropped")
 def stores(
     ctx: Context, out: Output, *,
-    drop: Annotated[str | None, Option("--drop", metavar="STORE",
+    drop: Annotated[str | None, Option("--drop", metavar="STORE", complete="stores",
                                           help="Remove this store, which must be empty, from the list.")] = None,
     as_json: Json = False,
 ) -> None:
@@ -281,8 +281,15 @@ def stores(
 
 @command("reindex", examples=["thatch reindex", "thatch reindex --store acme/widget"],
          json="model, checked, embedded, changed_meanwhile")
-def reindex(ctx: Context, out: Output, *, store: Store = None, as_json: Json = False) -> None:
-    """Embed memories that have no vector, or one from a different model."""
+def reindex(
+    ctx: Context, out: Output, *,
+    store: Annotated[str | None, Option("--store", "-s", metavar="STORE",
+                                        help="Only this store (default: every store).")] = None,
+    as_json: Json = False,
+) -> None:
+    """Embed the memories of every store (or of --store) that have no vector, or one from a different model.
+
+    Memories whose vectors the configured model already ranks are left as they are, so running it again is cheap."""
     from ..ops.reindex import BATCH
     from ..ops.reindex import reindex as embed_all
     from .progress import STEP, ProgressBar
