@@ -89,7 +89,7 @@ _thatch_argument() {
         'help|0') _thatch_r='choices:archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show stores unarchive' ;;
         'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
         'setup|0') _thatch_r='choices:claude cursor codex' ;;
-        'config get|0'|'config set|0'|'config unset|0') _thatch_r='choices:model daemon.enabled daemon.idle daemon.warm recall.floor recall.limit duplicates.threshold history.keep nudge.threshold mcp.max_chars' ;;
+        'config get|0'|'config set|0'|'config unset|0') _thatch_r='choices:model daemon.enabled daemon.idle daemon.warm recall.floor recall.limit duplicates.threshold history.keep backup.keep nudge.threshold mcp.max_chars' ;;
         'backup|0'|'import|0'|'restore|0') _thatch_r=files ;;
         'archive|0'|'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'edit|0'|'forget|0'|'history|0'|'remember|0'|'rename|0'|'restore-memory|0'|'show|0'|'unarchive|0') _thatch_r=labels ;;
         'edit|1'|'forget|1'|'list|0'|'search|1'|'show|1') _thatch_r=stores ;;

@@ -13,14 +13,16 @@ from .render import Column, plural, table, tsv
 
 
 @command("backup", examples=["thatch backup", "thatch backup ~/backups/thatch-$(date +%F).db"],
-         json="backup, database, bytes, memories, tables, verified")
+         json="backup, database, bytes, memories, tables, verified, removed (older backups removed: backup.keep)")
 def backup(
     ctx: Context, out: Output, *,
     path: Annotated[Optional[str], Argument(metavar="[PATH]", show_default=False,
                                             help="File or directory to write (default: beside the database).")] = None,
     as_json: Json = False,
 ) -> None:
-    """Copy the database to a verified backup file, while it stays in use (never overwrites a file)."""
+    """Copy the database to a verified backup file, while it stays in use (never overwrites a file).
+
+    Backups thatch names (beside the database, or in a folder given as PATH) keep the newest 10 (setting backup.keep): older ones are removed, and the output says which. A file you name is never removed."""
     from ..ops.backup import backup as copy
 
     outcome = copy(ctx, path)
@@ -30,10 +32,17 @@ def backup(
     memories = outcome.counts.get("entries") or 0
     out.line(f"Backed up {plural(memories, 'memory', 'memories')} to {outcome.path}"
              " (verified: integrity check and row counts)")
+    _removed(out, outcome.removed)
+
+
+def _removed(out: Output, removed) -> None:
+    if removed:
+        out.line(f"Removed {plural(len(removed), 'older backup', 'older backups')} (backup.keep):"
+                 f" {', '.join(p.name for p in removed)}")
 
 
 @command("restore", examples=["thatch restore ~/backups/thatch-2026-11-30.db"],
-         json="database, restored_from, previous_backup, previous_verified, memories, tables")
+         json="database, restored_from, previous_backup, previous_verified, memories, tables, removed")
 def restore(
     ctx: Context, out: Output, *,
     path: Annotated[str, Argument(metavar="PATH", help="A backup file (from thatch backup).")],
@@ -52,6 +61,7 @@ def restore(
         how = "verified backup" if outcome.previous_verified else "byte-for-byte copy (it could not be read)"
         out.line(f"The database it replaced is kept as {outcome.previous} ({how});"
                  f" undo with: thatch restore {shell_word(str(outcome.previous))}")
+    _removed(out, outcome.removed)
 
 
 @command("history", examples=['thatch history "Release process"', 'thatch history "Release process" --json'],

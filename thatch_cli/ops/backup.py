@@ -26,14 +26,23 @@ def _existing_db(ctx: Context) -> Path:
 
 
 class BackupOutcome:
-    __slots__ = ("database", "path", "counts")
+    __slots__ = ("database", "path", "counts", "removed")
 
-    def __init__(self, database: Path, path: Path, counts: dict[str, int | None]) -> None:
+    def __init__(self, database: Path, path: Path, counts: dict[str, int | None],
+                 removed: list[Path] | None = None) -> None:
         self.database, self.path, self.counts = database, path, counts
+        self.removed = removed or []  # older backups past backup.keep
 
     def to_json(self) -> dict[str, Any]:
         return {"backup": str(self.path), "database": str(self.database), "bytes": self.path.stat().st_size,
-                "memories": self.counts.get("entries"), "tables": self.counts, "verified": True}
+                "memories": self.counts.get("entries"), "tables": self.counts, "verified": True,
+                "removed": [str(p) for p in self.removed]}
+
+
+def _prune(ctx: Context, made: Path, db: Path, tag: str) -> list[Path]:
+    """Keep the newest backup.keep backups of this kind beside `made`
+    (thatch's names only; a file you named is never removed)."""
+    return copies.prune(made.parent, db.name, tag, ctx.setting("backup.keep"), protect=made)
 
 
 def _target(ctx: Context, db: Path, path: str | None) -> Path:
@@ -55,27 +64,29 @@ def backup(ctx: Context, path: str | None = None) -> BackupOutcome:
     time) with VACUUM INTO while other processes keep using it, and verify
     the copy (integrity check, row counts). Nothing is migrated."""
     db = _existing_db(ctx)
+    ctx.setting("backup.keep")  # a broken setting fails before the copy, not after
     target = _target(ctx, db, path)
     try:
         counts = copies.copy_verified(db, target)
     except copies.BackupFailed as exc:
         raise DatabaseError(f"backup failed: {exc}") from None
-    return BackupOutcome(db, target, counts)
+    return BackupOutcome(db, target, counts, _prune(ctx, target, db, ""))
 
 
 class RestoreOutcome:
-    __slots__ = ("database", "source", "previous", "previous_verified", "counts")
+    __slots__ = ("database", "source", "previous", "previous_verified", "counts", "removed")
 
     def __init__(self, database: Path, source: Path, previous: Path | None, previous_verified: bool,
-                 counts: dict[str, int | None]) -> None:
+                 counts: dict[str, int | None], removed: list[Path] | None = None) -> None:
         self.database, self.source, self.previous = database, source, previous
         self.previous_verified, self.counts = previous_verified, counts
+        self.removed = removed or []  # older before-restore copies past backup.keep
 
     def to_json(self) -> dict[str, Any]:
         return {"database": str(self.database), "restored_from": str(self.source),
                 "previous_backup": str(self.previous) if self.previous else None,
                 "previous_verified": self.previous_verified, "memories": self.counts.get("entries"),
-                "tables": self.counts}
+                "tables": self.counts, "removed": [str(p) for p in self.removed]}
 
 
 def _check_backup(path: Path) -> dict[str, int | None]:
@@ -98,6 +109,7 @@ def restore(ctx: Context, path: str) -> RestoreOutcome:
     file is backed up first (verified when it can be read at all, else copied
     byte for byte), so a restore can be undone by restoring that."""
     source = Path(path).expanduser()
+    ctx.setting("backup.keep")  # a broken setting fails before anything changes
     counts = _check_backup(source)
     db = ctx.db_path
     if db.exists() and db.resolve() == source.resolve():
@@ -125,5 +137,6 @@ def restore(ctx: Context, path: str) -> RestoreOutcome:
     except (copies.BackupFailed, sqlite3.Error, OSError) as exc:
         kept = f"; the previous database was kept as {previous}" if previous else ""
         raise DatabaseError(f"restore failed: {exc}{kept}") from None
-    return RestoreOutcome(db, source, previous, verified, counts)
+    removed = _prune(ctx, previous, db, "before-restore") if previous is not None else []
+    return RestoreOutcome(db, source, previous, verified, counts, removed)
 

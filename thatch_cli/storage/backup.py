@@ -52,6 +52,40 @@ def sibling(db_path: Path, tag: str, when: str) -> Path:
     return candidate
 
 
+def prune(directory: Path, db_name: str, tag: str, keep: int, *, protect: Path) -> list[Path]:
+    """Remove all but the newest `keep` backups of one kind that sibling()
+    named in `directory` (`<db_name>.<tag>.<stamp>[-n].bak`, with the
+    write-ahead log a raw copy may have beside it); never `protect`, the
+    one just made. Files named otherwise (yours) are never touched.
+    Returns what was removed, oldest first."""
+    import re
+
+    pattern = re.compile(re.escape(f"{db_name}.{tag + '.' if tag else ''}") + r"(\d{8}T\d{6}Z)(?:-(\d+))?\.bak")
+    found = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match and (directory / name).is_file() and not (directory / name).is_symlink():
+            found.append(((match.group(1), int(match.group(2) or 0)), directory / name))
+    found.sort(reverse=True)
+    removed = []
+    for _, path in found[keep:]:
+        if path == protect:
+            continue
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        wal = Path(f"{path}-wal")
+        if wal.is_file():
+            wal.unlink(missing_ok=True)
+        removed.append(path)
+    return removed[::-1]
+
+
 def table_counts(conn: sqlite3.Connection) -> dict[str, int | None]:
     """Rows per table (None for a virtual table whose module is not loaded)."""
     names = [r[0] for r in conn.execute(
