@@ -5,7 +5,7 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show stores unarchive' ;;
+        '') _thatch_r='archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show status stores unarchive' ;;
         'completion') _thatch_r='install show' ;;
         'config') _thatch_r='get list path set unset' ;;
         'daemon') _thatch_r='start status stop' ;;
@@ -63,6 +63,7 @@ _thatch_options() {
         'search') _thatch_r='--limit -n --mode -m --json --help -h' ;;
         'setup') _thatch_r='--global --plan --uninstall --status --json --help -h' ;;
         'show') _thatch_r='--store -s --global -g --json --help -h' ;;
+        'status') _thatch_r='--json --help -h' ;;
         'stores') _thatch_r='--drop --json --help -h' ;;
         'unarchive') _thatch_r='--store -s --global -g --json --help -h' ;;
         *) _thatch_r='--help -h' ;;
@@ -86,7 +87,7 @@ _thatch_option_value() {
 # What argument $2 (counting from 0) of command path $1 takes.
 _thatch_argument() {
     case "$1|$2" in
-        'help|0') _thatch_r='choices:archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show stores unarchive' ;;
+        'help|0') _thatch_r='choices:archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show status stores unarchive' ;;
         'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
         'setup|0') _thatch_r='choices:claude cursor codex' ;;
         'config get|0'|'config set|0'|'config unset|0') _thatch_r='choices:model daemon.enabled daemon.idle daemon.warm recall.floor recall.limit duplicates.threshold history.keep backup.keep nudge.threshold mcp.max_chars' ;;

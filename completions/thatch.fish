@@ -5,7 +5,7 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show stores unarchive
+            printf '%s\n' archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show status stores unarchive
         case 'completion'
             printf '%s\n' install show
         case 'config'
@@ -134,6 +134,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a restore-memory -d 'Bring back a f
 complete -c thatch -n '__thatch_arg \'\' 0' -a search -d 'Find memories: `thatch recall` as the original thatch spells it, with the store as an argument'
 complete -c thatch -n '__thatch_arg \'\' 0' -a setup -d 'Wire a coding agent to thatch: the MCP server, the memory hooks and an instruction block'
 complete -c thatch -n '__thatch_arg \'\' 0' -a show -d 'Print one memory in full: from the detected store, else from global (it says so)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a status -d 'Show what thatch uses here: database and schema, model and its identity, cut-offs, daemon, hooks, agents, backups'
 complete -c thatch -n '__thatch_arg \'\' 0' -a stores -d 'List stores with their memory counts and last update (tab-separated when piped)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a unarchive -d 'Bring an archived memory back into recall (restoring a live one changes nothing)'
 complete -c thatch -n '__thatch_at \'archive\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Archive every live memory of this branch instead'
@@ -277,7 +278,7 @@ complete -c thatch -n '__thatch_arg \'forget\' 0' -f -a '(__thatch_values labels
 complete -c thatch -n '__thatch_arg \'forget\' 1' -f -a '(__thatch_values stores)'
 complete -c thatch -n '__thatch_at \'help\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'help\'' -s h -d 'Show help and exit'
-complete -c thatch -n '__thatch_arg \'help\' 0' -f -a 'archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show stores unarchive' -d 'The command (or group and command) to explain'
+complete -c thatch -n '__thatch_arg \'help\' 0' -f -a 'archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp recall reindex remember rename rescope restore restore-memory search setup show status stores unarchive' -d 'The command (or group and command) to explain'
 complete -c thatch -n '__thatch_at \'history\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'history\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'history\'' -l global -d 'Short for --store global'
@@ -445,6 +446,9 @@ complete -c thatch -n '__thatch_at \'show\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'show\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'show\' 0' -f -a '(__thatch_values labels)'
 complete -c thatch -n '__thatch_arg \'show\' 1' -f -a '(__thatch_values stores)'
+complete -c thatch -n '__thatch_at \'status\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'status\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'status\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'stores\'' -l drop -r -f -a '(__thatch_values stores)' -d 'Remove this store, which must be empty, from the list'
 complete -c thatch -n '__thatch_at \'stores\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'stores\'' -l help -d 'Show help and exit'

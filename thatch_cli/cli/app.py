@@ -28,7 +28,7 @@ from .run import run
 
 # The modules that declare commands, in the order help lists their commands.
 MODULES = ("memories", "recall", "search", "edit", "tidy", "dedup", "branches", "transfer", "safety", "shell",
-           "githooks", "daemon", "config", "agents", "help")
+           "githooks", "daemon", "config", "agents", "status", "help")
 
 # Words people type for a command under another name (other tools' verbs):
 # an unknown command suggests these before spelling neighbours.

@@ -158,15 +158,18 @@ def _tsv_line(row: Sequence[object]) -> str:
 _BREAKS = {ord(ch): " " for ch in "\t\n\r\v\f"}
 
 
-def items(out: Output, parts: Sequence[tuple[str, str | None]], sep: str = " · ") -> list[str]:
+def items(out: Output, parts: Sequence[tuple[str, str | None]], sep: str = " · ", room: int | None = None) -> list[str]:
     """`parts` ((text, style) pairs) joined by `sep` on as few lines as fit
-    the window, each part whole (a timestamp is never split)."""
+    `room` (default: the window), each part whole (a timestamp is never split)."""
+    room = out.width if room is None else room
     lines: list[str] = []
     line, used = "", 0
     for text, style in parts:
         text = visible(text, keep="")
+        if not text:
+            continue
         size = width_of(text)
-        if used and used + len(sep) + size > out.width:
+        if used and used + len(sep) + size > room:
             lines.append(line)
             line, used = "", 0
         if used:

@@ -52,15 +52,13 @@ def sibling(db_path: Path, tag: str, when: str) -> Path:
     return candidate
 
 
-def prune(directory: Path, db_name: str, tag: str, keep: int, *, protect: Path) -> list[Path]:
-    """Remove all but the newest `keep` backups of one kind that sibling()
-    named in `directory` (`<db_name>.<tag>.<stamp>[-n].bak`, with the
-    write-ahead log a raw copy may have beside it); never `protect`, the
-    one just made. Files named otherwise (yours) are never touched.
-    Returns what was removed, oldest first."""
+def kept(directory: Path, db_name: str) -> list[tuple[str, str, Path]]:
+    """The backups sibling() named in `directory` for the database file
+    `db_name`, newest first: (kind, stamp, path), kind "" for `thatch
+    backup`'s, else its tag (before-restore, before-schema-4 ...)."""
     import re
 
-    pattern = re.compile(re.escape(f"{db_name}.{tag + '.' if tag else ''}") + r"(\d{8}T\d{6}Z)(?:-(\d+))?\.bak")
+    pattern = re.compile(re.escape(db_name) + r"\.(?:([a-z0-9-]+)\.)?(\d{8}T\d{6}Z)(?:-(\d+))?\.bak")
     found = []
     try:
         names = os.listdir(directory)
@@ -68,20 +66,27 @@ def prune(directory: Path, db_name: str, tag: str, keep: int, *, protect: Path) 
         return []
     for name in names:
         match = pattern.fullmatch(name)
-        if match and (directory / name).is_file() and not (directory / name).is_symlink():
-            found.append(((match.group(1), int(match.group(2) or 0)), directory / name))
-    found.sort(reverse=True)
+        path = directory / name
+        if match and not path.is_symlink() and path.is_file():
+            found.append(((match.group(2), int(match.group(3) or 0)), match.group(1) or "", path))
+    found.sort(key=lambda item: item[0], reverse=True)
+    return [(kind, order[0], path) for order, kind, path in found]
+
+
+def prune(directory: Path, db_name: str, tag: str, keep: int, *, protect: Path) -> list[Path]:
+    """Remove all but the newest `keep` backups of one kind that sibling()
+    named in `directory` (with the write-ahead log a raw copy may have
+    beside it); never `protect`, the one just made. Files named otherwise
+    (yours) are never touched. Returns what was removed, oldest first."""
     removed = []
-    for _, path in found[keep:]:
+    for _, _, path in [b for b in kept(directory, db_name) if b[0] == tag][keep:]:
         if path == protect:
             continue
         try:
             path.unlink()
         except OSError:
             continue
-        wal = Path(f"{path}-wal")
-        if wal.is_file():
-            wal.unlink(missing_ok=True)
+        Path(f"{path}-wal").unlink(missing_ok=True)
         removed.append(path)
     return removed[::-1]
 

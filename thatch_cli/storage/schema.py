@@ -387,3 +387,4 @@ def file_version(path: str | os.PathLike) -> int:
         return _schema_version(conn)
     finally:
         conn.close()
+
