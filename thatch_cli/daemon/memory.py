@@ -18,9 +18,6 @@ Elsewhere than glibc on Linux 5.4 or later, each of these is a no-op."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-
 # Set in the daemon's environment when it is spawned (malloc reads it at start).
 ARENAS = {"MALLOC_ARENA_MAX": "2"}
 
@@ -28,12 +25,22 @@ _trim = None
 MADV_PAGEOUT = 21  # linux/mman.h
 
 
+def _libc():
+    import ctypes
+    import ctypes.util
+
+    try:
+        return ctypes.CDLL("libc.so.6")  # glibc on Linux, without find_library running ldconfig
+    except OSError:
+        return ctypes.CDLL(ctypes.util.find_library("c"))
+
+
 def trim() -> None:
     """Return the heap's free pages to the system, where malloc can."""
     global _trim
     if _trim is None:
         try:
-            _trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+            _trim = _libc().malloc_trim
         except (OSError, AttributeError):
             _trim = False
     if _trim:
@@ -44,9 +51,10 @@ def page_out_libraries() -> int:
     """Ask the kernel to drop the resident pages of every mapped shared
     library (they are read back from the page cache if used again);
     returns how many mappings it accepted."""
+    import ctypes  # here, not above: spawning a daemon (the shell hook) imports ARENAS only
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        madvise = libc.madvise
+        madvise = _libc().madvise
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
             maps = fh.readlines()
     except (OSError, AttributeError):
