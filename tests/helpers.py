@@ -33,6 +33,18 @@ class BrokenEmbedder:
     embed_passages = embed_query
 
 
+def require(*tools: str) -> None:
+    """Skip the calling test, saying why, when a program it drives is not installed
+    (the shells and man's tools are optional: the README says what the full suite needs)."""
+    import shutil
+
+    import pytest
+
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{' and '.join(missing)} not installed (apt-get install {' '.join(missing)})")
+
+
 def git_env() -> dict[str, str]:
     """The environment for git in tests: inherited GIT_* dropped (GIT_DIR from
     a hook would point fixtures at the enclosing repository), user and system

@@ -22,7 +22,7 @@ from thatch_cli.integrations.completion_scripts import render_all, tree
 from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
-from helpers import git, run_probed
+from helpers import git, require, run_probed
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = {shell: ROOT / "completions" / name for shell, name in gen.FILES.items()}
@@ -493,6 +493,7 @@ def test_bash_puts_a_dash_label_after_double_dash(dashed):
 
 
 def test_zsh_puts_a_dash_label_after_double_dash(dashed, tmp_path):
+    require("zsh")
     term = zsh_terminal(dashed, tmp_path)
     try:
         complete_each(term, [("thatch show -- -v", r"thatch show -- -v\\ is\\ verbose $"),
@@ -512,6 +513,7 @@ def test_zsh_puts_a_dash_label_after_double_dash(dashed, tmp_path):
 
 
 def test_fish_offers_double_dash_before_a_dash_label(dashed):
+    require("fish")
     got = fish_complete(dashed, ["thatch show ", "thatch show -- ", "thatch show -- -v"])
     assert "-v is verbose" not in got[0] and got[0]["--"] == "then labels that start with '-'"
     assert "deploy steps" in got[0]
