@@ -228,3 +228,13 @@ def test_on_a_terminal_a_store_close_to_an_existing_one_is_asked_about(tmp_path,
     assert "there is no store 'acme/widgt'; did you mean 'acme/widget'?" in output and "Create 'acme/widgt'? [y/N]" in output
     assert (code, "Remembered 'Two' in acme/widgt" in output) == ((0, True) if saved else (3, False)), output
     assert (open_db(isolated_env).get("acme/widgt", "two") is not None) == saved
+
+
+def test_only_a_likely_slip_is_held_back(cli):
+    """A name that is merely similar (acme/deploy next to acme/widget) is a new store, saved at once;
+    a slip of a letter, a case or separator change, or a bare repository name is held back."""
+    cli("remember", "One", "first", "--store", "acme/widget")
+    assert cli("remember", "Two", "second", "--store", "acme/deploy").exit_code == 0
+    for slip in ("acme/widgt", "Acme/Widget", "widget"):
+        result = cli("remember", "Three", "third", "--store", slip)
+        assert result.exit_code == 3 and "did you mean 'acme/widget'?" in result.stderr, slip

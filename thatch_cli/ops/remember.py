@@ -75,9 +75,9 @@ def _check_new_store(ctx: Context, name: str, near_store: Callable[[str, list[st
     db = ctx.db()
     if name == GLOBAL or db.store_exists(name):
         return
-    from ..suggest import close, did_you_mean
+    from ..suggest import did_you_mean, typo_of
 
-    found = close(name, db.store_names())
+    found = typo_of(name, db.store_names())
     if found and not near_store(name, found):
         raise NotFound(f"no store named {name!r}{did_you_mean(found)} (nothing saved; --create makes a new store"
                        " of that name)", store=name, suggestions=found)
