@@ -161,7 +161,7 @@ def list_(
         columns = [Column("store", "store", give=1, least=10)] if every else []
         columns += [Column("label", "label", give=1, least=16), Column("branch", "branch", give=1, least=8),
                     Column("conf", whole=True, right=True), Column("updated", "dim", whole=True),
-                    Column("snippet", give=2, least=10)]
+                    Column("snippet", give=2, least=0.4)]
         rows = [([m.store] if every else []) + [m.label, m.branch or "", str(m.confidence or ""), m.updated_at[:10],
                                                 snippet(m.body, out.width)] for m in listing.memories]
         count = f"{listing.total} {'memory' if listing.total == 1 else 'memories'}"

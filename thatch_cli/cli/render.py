@@ -83,12 +83,12 @@ def cut(text: str, cells: int) -> str:
 class Column:
     """One column of a terminal table: its header, the style of its cells,
     whether it may be cut (`whole` columns never are), how far it may
-    shrink, and which gives way first when the row is too wide (higher
-    `give` first)."""
+    shrink (`least`: cells, or below 1 a share of the window), and which
+    gives way first when the row is too wide (higher `give` first)."""
 
     __slots__ = ("header", "style", "whole", "least", "give", "right")
 
-    def __init__(self, header: str, style: str | None = None, *, whole: bool = False, least: int = 8,
+    def __init__(self, header: str, style: str | None = None, *, whole: bool = False, least: float = 8,
                  give: int = 0, right: bool = False) -> None:
         self.header, self.style, self.whole, self.least, self.give, self.right = (
             header, style, whole, least, give, right)
@@ -97,19 +97,22 @@ class Column:
 def _widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], room: int) -> list[int]:
     natural = [max([width_of(c.header)] + [width_of(row[i]) for row in rows]) for i, c in enumerate(columns)]
     widths = list(natural)
-    least = [min(natural[i], max(c.least, width_of(c.header))) for i, c in enumerate(columns)]
+    least = [min(natural[i], max(int(c.least * room) if c.least < 1 else c.least, width_of(c.header)))
+             for i, c in enumerate(columns)]
     excess = sum(widths) + len(GAP) * (len(widths) - 1) - room
     # The most giving columns shrink first; within one level the widest
     # gives a cell at a time, so the columns that give end up balanced.
-    for give in sorted({c.give for c in columns if not c.whole}, reverse=True):
-        level = [i for i, c in enumerate(columns) if not c.whole and c.give == give]
-        while excess > 0:
-            able = [i for i in level if widths[i] > least[i]]
-            if not able:
-                break
-            widest = max(able, key=lambda i: widths[i])
-            widths[widest] -= 1
-            excess -= 1
+    # Still too wide: the same order again, down to a few cells (or the header) each.
+    for floor in (least, [width_of(c.header) if c.whole else min(natural[i], 4) for i, c in enumerate(columns)]):
+        for give in sorted({c.give for c in columns if not c.whole}, reverse=True):
+            level = [i for i, c in enumerate(columns) if not c.whole and c.give == give]
+            while excess > 0:
+                able = [i for i in level if widths[i] > floor[i]]
+                if not able:
+                    break
+                widest = max(able, key=lambda i: widths[i])
+                widths[widest] -= 1
+                excess -= 1
     return widths
 
 

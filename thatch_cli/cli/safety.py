@@ -98,7 +98,7 @@ def history(
         # Timestamps stay whole; what changed, the label and the text give way, cut on words.
         table(out, [Column("version", whole=True, right=True), Column("replaced at", "dim", whole=True),
                     Column("then", give=1, least=10), Column("label", "label", give=1, least=16),
-                    Column("text", give=2, least=12)],
+                    Column("text", give=2, least=0.35)],
               [(str(v.number), v.recorded_at, ", ".join(v.changes), one_line(v.memory.label),
                 snippet(v.memory.body, out.width)) for v in reversed(found.versions)])
     else:
