@@ -3,7 +3,6 @@ NO_COLOR only takes colour away (a pty shows what a person sees), and every
 command's help and man page section has examples, real argument names, no
 `<bool>`, its choices and its JSON keys."""
 
-import json
 import os
 import re
 import subprocess

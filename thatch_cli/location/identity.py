@@ -14,7 +14,7 @@ from . import gitfs
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
-    from pathlib import Path
+    pass
 
 __all__ = [
     "parse_remote_url",
