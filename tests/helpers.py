@@ -33,6 +33,18 @@ class BrokenEmbedder:
     embed_passages = embed_query
 
 
+def require(*tools: str) -> None:
+    """Skip the calling test, saying why, when a program it drives is not installed
+    (the shells and man's tools are optional: the README says what the full suite needs)."""
+    import shutil
+
+    import pytest
+
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{' and '.join(missing)} not installed (apt-get install {' '.join(missing)})")
+
+
 def git_env() -> dict[str, str]:
     """The environment for git in tests: inherited GIT_* dropped (GIT_DIR from
     a hook would point fixtures at the enclosing repository), user and system
@@ -272,11 +284,12 @@ def writable_again(directory: Path) -> None:
 
 
 def thatch_pty(args, *, env: dict[str, str], cwd: Path | None = None, timeout: float = 60,
-               rows: int = 40, cols: int = 100) -> tuple[int, str]:
+               rows: int = 40, cols: int = 100, answer: str | None = None) -> tuple[int, str]:
     """`python -m thatch_cli ARGS` on a pseudo-terminal (stdin, stdout and
-    stderr all a terminal, as for a person typing): (exit code, everything
-    it printed, with the terminal's CRLF turned back into LF)."""
-    code, _, screen = _on_a_terminal(args, env, cwd, timeout, rows, cols, stdout_to_pipe=False)
+    stderr all a terminal, as for a person typing; `answer` is typed once
+    it asks something): (exit code, everything it printed, with the
+    terminal's CRLF turned back into LF)."""
+    code, _, screen = _on_a_terminal(args, env, cwd, timeout, rows, cols, stdout_to_pipe=False, answer=answer)
     return code, screen.replace("\r\n", "\n")
 
 
@@ -287,7 +300,8 @@ def thatch_stderr_pty(args, *, env: dict[str, str], cwd: Path | None = None,
     return _on_a_terminal(args, env, cwd, timeout, 40, 100, stdout_to_pipe=True)
 
 
-def _on_a_terminal(args, env, cwd, timeout, rows, cols, *, stdout_to_pipe: bool) -> tuple[int, str, str]:
+def _on_a_terminal(args, env, cwd, timeout, rows, cols, *, stdout_to_pipe: bool,
+                   answer: str | None = None) -> tuple[int, str, str]:
     import fcntl
     import pty
     import select
@@ -312,6 +326,9 @@ def _on_a_terminal(args, env, cwd, timeout, rows, cols, *, stdout_to_pipe: bool)
             if not data:
                 break
             chunks.append(data)
+            if answer is not None and b"? [y/N]" in b"".join(chunks):
+                os.write(main_fd, answer.encode())
+                answer = None
         elif proc.poll() is not None:
             break
     os.close(main_fd)

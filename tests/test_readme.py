@@ -73,3 +73,19 @@ def _slugs(db: Path) -> set[str]:
 
     with sqlite3.connect(db) as conn:
         return {row[0] for row in conn.execute("SELECT slug FROM entries")}
+
+
+def test_both_commands_take_torch_from_the_cpu_index_first_and_show_progress():
+    """PyPI's torch is the CUDA build on Linux x86_64 (about 5 GB): both commands install the CPU
+    build from PyTorch's own index alone (no dependencies from there), before anything that needs
+    torch, and never silence pip (an install of minutes must show it is alive). The first command
+    installs into a virtualenv of its own, so an externally managed Python (PEP 668) is no obstacle."""
+    cpu = "install --no-deps --index-url https://download.pytorch.org/whl/cpu torch==2.13.0"
+    for command in _readme_commands():
+        assert cpu in command
+        assert command.index(cpu) < command.index("install '.[") if "install '.[" in command else \
+            command.index(cpu) < command.index("install -e '.[")
+        assert " -q" not in command.replace("pytest -q", "")
+    install_and_run = _readme_commands()[0]
+    assert install_and_run.startswith('T=~/.local/share/thatch/venv && python3 -m venv "$T"')
+    assert "--user" not in install_and_run and "--break-system-packages" not in install_and_run

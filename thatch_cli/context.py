@@ -11,76 +11,125 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Callable, Mapping
 
 from . import paths
 from .clock import format_ts, system_clock
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from typing import IO, Any
+
     from .clock import Clock
     from .embeddings import Embedder
     from .location.scope import Place
     from .storage.memories import MemoryDB
 
 
-def _default_embedder(env: Mapping[str, str]) -> "Embedder":
+def _default_embedder(env: Mapping[str, str]) -> Embedder:
     from .embeddings import embedder_from_env
 
     return embedder_from_env(env)
 
 
-@dataclass
 class Context:
-    env: Mapping[str, str]
-    cwd: Path
-    clock: Clock = system_clock
-    embedder_factory: Callable[[Mapping[str, str]], "Embedder"] = _default_embedder
-    # Let vectors come from the warm daemon (starting it when needed). Only
-    # real process runs turn this on; an injected embedder_factory or the
-    # daemon.enabled setting (THATCH_DAEMON=0) keeps everything in-process regardless.
-    use_daemon: bool = False
-    # How a wait for the model or the daemon shows itself: message -> a
-    # context manager with aside(text) for notices. The command line sets it
-    # for a person at a terminal (cli/waiting.py); None shows nothing.
-    indicator: Callable[[str], Any] | None = field(default=None, repr=False)
-    # False: use the model only if the daemon already has it loaded, else
-    # degrade at once (engine.DaemonEngine); agents' recalls and the agent hook flush-tools.
-    wait_for_model: bool = True
-    # When the daemon is there but not keeping up, degrade (keywords, a save
-    # without a vector) rather than load the model in this process too;
-    # reindex, which exists to embed, turns it off.
-    degrade_under_load: bool = True
-    stdin: IO[str] | None = field(default=None, repr=False)
-    stdout: IO[str] | None = field(default=None, repr=False)
-    stderr: IO[str] | None = field(default=None, repr=False)
-    _db: "MemoryDB | None" = field(default=None, repr=False)
-    _embedder: "Embedder | None" = field(default=None, repr=False)
-    _engine: Any = field(default=None, repr=False)
-    _place: "Place | None" = field(default=None, repr=False)
-    _shown: Any = field(default=None, repr=False)  # the indicator of the wait in progress
+    """A plain class, not a dataclass: light commands build one before
+    anything else, and `dataclasses` costs them inspect, ast and dis."""
+
+    __slots__ = (
+        "_cwd",
+        "_db",
+        "_embedder",
+        "_engine",
+        "_place",
+        "_shown",
+        "clock",
+        "embedder_factory",
+        "env",
+        "indicator",
+        "stderr",
+        "stdin",
+        "stdout",
+        "degrade_under_load",
+        "use_daemon",
+        "wait_for_model",
+    )
+
+    def __init__(self, env: Mapping[str, str], cwd: str | os.PathLike, clock: Clock = system_clock,
+                 embedder_factory: Callable[[Mapping[str, str]], Embedder] = _default_embedder,
+                 use_daemon: bool = False, indicator: Callable[[str], Any] | None = None,
+                 wait_for_model: bool = True, degrade_under_load: bool = True, stdin: IO[str] | None = None, stdout: IO[str] | None = None,
+                 stderr: IO[str] | None = None, _db: MemoryDB | None = None) -> None:
+        self.env = env
+        self._cwd = cwd  # a str until someone needs a Path (pathlib costs a light command ~6 ms)
+        self.clock = clock
+        self.embedder_factory = embedder_factory
+        # Let vectors come from the warm daemon (starting it when needed). Only
+        # real process runs turn this on; an injected embedder_factory or the
+        # daemon.enabled setting (THATCH_DAEMON=0) keeps everything in-process regardless.
+        self.use_daemon = use_daemon
+        # How a wait for the model or the daemon shows itself: message -> a
+        # context manager with aside(text) for notices. The command line sets it
+        # for a person at a terminal (cli/waiting.py); None shows nothing.
+        self.indicator = indicator
+        # False: use the model only if the daemon already has it loaded, else
+        # degrade at once (engine.DaemonEngine); agents' recalls and the agent hook flush-tools.
+        self.wait_for_model = wait_for_model
+        # When the daemon is there but not keeping up, degrade (keywords, a save
+        # without a vector) rather than load the model in this process too;
+        # reindex, which exists to embed, turns it off.
+        self.degrade_under_load = degrade_under_load
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        self._db = _db  # a database opened by the caller (a hook opens an existing one only)
+        self._embedder: Embedder | None = None
+        self._engine: Any = None
+        self._place: Place | None = None
+        self._shown: Any = None  # the indicator of the wait in progress
+
+    def __repr__(self) -> str:
+        return f"Context(cwd={self.cwd_text!r}, db={self.db_file!r})"
+
+    @property
+    def cwd(self) -> Path:
+        """The working directory the command runs for."""
+        if not isinstance(self._cwd, str):
+            return self._cwd  # type: ignore[return-value]
+        from pathlib import Path
+
+        self._cwd = Path(self._cwd)
+        return self._cwd
+
+    @cwd.setter
+    def cwd(self, value: str | os.PathLike) -> None:
+        self._cwd = value
+        self._place = None
+
+    @property
+    def cwd_text(self) -> str:
+        """The working directory as text, without building a Path."""
+        return os.fspath(self._cwd)
 
     @classmethod
-    def from_process(cls) -> "Context":
-        return cls(env=dict(os.environ), cwd=Path.cwd(), use_daemon=True)
+    def from_process(cls) -> Context:
+        return cls(env=dict(os.environ), cwd=os.getcwd(), use_daemon=True)
 
     @classmethod
     def open(cls, db: str | os.PathLike | None = None, *, cwd: str | os.PathLike | None = None,
-             env: Mapping[str, str] | None = None, embedder: "Embedder | None" = None,
-             use_daemon: bool = False) -> "Context":
+             env: Mapping[str, str] | None = None, embedder: Embedder | None = None,
+             use_daemon: bool = False) -> Context:
         """A context for library use: `db` (default: THATCH_DB or the usual
         file), `cwd` (default: the current directory) decides the detected
         store and branch, `embedder` replaces the configured model."""
         merged = dict(os.environ if env is None else env)
         if db is not None:
-            merged["THATCH_DB"] = os.fspath(Path(db).expanduser())
-        context = cls(env=merged, cwd=Path(cwd) if cwd is not None else Path.cwd(), use_daemon=use_daemon)
+            merged["THATCH_DB"] = os.path.expanduser(os.fspath(db))
+        context = cls(env=merged, cwd=os.fspath(cwd) if cwd is not None else os.getcwd(), use_daemon=use_daemon)
         if embedder is not None:
             context.embedder_factory = lambda _env: embedder
         return context
 
-    def __enter__(self) -> "Context":
+    def __enter__(self) -> Context:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -90,13 +139,18 @@ class Context:
     def db_path(self) -> Path:
         return paths.db_path(self.env)
 
-    def db(self) -> "MemoryDB":
+    @property
+    def db_file(self) -> str:
+        """The database's path as text (what the light commands open)."""
+        return paths.db_file(self.env)
+
+    def db(self) -> MemoryDB:
         if self._db is None:
             from .storage.memories import MemoryDB
 
             # Only the default location is created: a THATCH_DB naming a
             # directory that does not exist is a mistake to report.
-            self._db = MemoryDB.open(self.db_path, create_parent=paths.db_is_default(self.env),
+            self._db = MemoryDB.open(self.db_file, create_parent=paths.db_is_default(self.env),
                                      history_keep=lambda: self.setting("history.keep"))
             for notice in self._db.notices:
                 self.notice(notice)
@@ -133,7 +187,7 @@ class Context:
         except sqlite3.OperationalError:
             pass
 
-    def embedder(self) -> "Embedder":
+    def embedder(self) -> Embedder:
         if self._embedder is None:
             self._embedder = self.embedder_factory(self.env)
         return self._embedder
@@ -166,12 +220,12 @@ class Context:
             self._engine = make_engine(self, self.daemon_enabled())
         return self._engine
 
-    def place(self) -> "Place":
+    def place(self) -> Place:
         """The store and branch of the working directory (location/scope.py)."""
         if self._place is None:
             from .location.scope import here
 
-            self._place = here(self.env, self.cwd)
+            self._place = here(self.env, self.cwd_text)
         return self._place
 
     def default_store(self) -> str:
@@ -215,7 +269,7 @@ class Context:
         stream.write(f"thatch: {text}\n")
         stream.flush()
 
-    def waiting(self, message: str) -> "_Waiting":
+    def waiting(self, message: str) -> _Waiting:
         """A context manager around a wait (for the model, the daemon) that
         a person should see: `message` says what is awaited."""
         return _Waiting(self, message)

@@ -19,14 +19,13 @@ PACKAGE_DIR = Path(__file__).resolve().parents[__name__.count(".") - 1]
 # The command line as data, exported from the Typer app by `python -m
 # thatch_cli.gen spec`: the fast path parses against it, completion scripts
 # are rendered from it.
-SPEC_PATH = PACKAGE_DIR / "cli" / "spec.json"
+SPEC_PATH = PACKAGE_DIR / "cli" / "spec.py"
 
 
-def load_spec(path: Path = SPEC_PATH) -> dict[str, Any]:
-    import json
+def load_spec() -> dict[str, Any]:
+    from .cli.spec import SPEC
 
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    return SPEC
 
 
 def template(relative: str) -> str:
@@ -137,14 +136,19 @@ def open_private(path: Path | str, flags: int = os.O_RDWR) -> int:
 
 
 def write_json_cache(path: Path, data: Any) -> None:
-    """Store `data` at `path` (0600, in a 0700 directory made as needed),
-    atomically; a failure is ignored, as for any cache (last writer wins)."""
+    """Store `data` at `path` as JSON (see write_cache)."""
     import json
 
+    write_cache(path, json.dumps(data))
+
+
+def write_cache(path: Path | str, text: str) -> None:
+    """Store `text` at `path` (0600, in a 0700 directory made as needed),
+    atomically; a failure is ignored, as for any cache (last writer wins)."""
     path = Path(path)
     try:
         make_dirs(path.parent, 0o700)
-        replace_atomically(path, json.dumps(data), 0o600, durable=False)
+        replace_atomically(path, text, 0o600, durable=False)
     except OSError:
         pass
 

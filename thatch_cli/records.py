@@ -18,6 +18,42 @@ SYNCED_FIELDS = tuple(f.name for f in SYNCED)
 MARK_FIELDS = tuple(f.name for f in MARKS)
 
 
+class _Record:
+    """Equality and repr from `_fields` (what a dataclass would generate)."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _shown: tuple[str, ...] = ()
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._shown or self._fields)
+        return f"{self.__class__.__name__}({shown})"
+
+
+class _Frozen(_Record):
+    """A record that is hashable and refuses changes."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{self.__class__.__name__} is read-only")
+
+    def _set(self, **values: object) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+
 class Memory:
     """One memory: an attribute per field (fields.py); `content` is exactly
     what was embedded, "# {label}\\n\\n{body}"."""
@@ -85,38 +121,25 @@ class Memory:
         return [f.name for f in FIELDS if f.kind == "flag" and getattr(self, f.name)]
 
 
-class Hit:
-    """A memory a ranker found: its key, score and which ranker ("semantic" or "lexical")."""
-
+class Hit(_Frozen):
     __slots__ = ("store", "slug", "score", "match")
+    _fields = __slots__
 
     def __init__(self, store: str, slug: str, score: float, match: str) -> None:
-        self.store, self.slug, self.score, self.match = store, slug, score, match
+        self._set(store=store, slug=slug, score=score, match=match)  # match: "semantic" or "lexical"
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.store, self.slug)
 
-    def _fields(self) -> tuple:
-        return (self.store, self.slug, self.score, self.match)
-
-    def __eq__(self, other: object) -> bool:
-        return self._fields() == other._fields() if isinstance(other, Hit) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-    def __repr__(self) -> str:
-        return f"Hit(store={self.store!r}, slug={self.slug!r}, score={self.score!r}, match={self.match!r})"
 
 
-class StoreSummary:
-    """A store's name, memory count and last update."""
-
+class StoreSummary(_Frozen):
     __slots__ = ("name", "memories", "last_update")
+    _fields = __slots__
 
     def __init__(self, name: str, memories: int, last_update: str | None) -> None:
-        self.name, self.memories, self.last_update = name, memories, last_update
+        self._set(name=name, memories=memories, last_update=last_update)
 
     def public(self) -> dict:
         return {"name": self.name, "memories": self.memories, "last_update": self.last_update}

@@ -42,6 +42,8 @@ DUPLICATE_THRESHOLD = 0.85
 RECALL_FLOOR = 0.3
 # Versions kept per memory by the history (storage/history.py applies it).
 HISTORY_KEEP = 10
+# Backups of each kind thatch keeps in a folder (ops/backup.py prunes the older ones).
+BACKUP_KEEP = 10
 # The original thatch's value, applied to the dense cosine (bench/recall_threshold.py).
 NUDGE_THRESHOLD = 0.55
 # What one `thatch mcp` tool result may hold, and the least it can be set to.
@@ -150,6 +152,9 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("history.keep", "int", HISTORY_KEEP, "THATCH_HISTORY_KEEP",
             "Earlier versions kept per memory (overwrites, edits, renames, archiving, forgetting); 0 keeps none.",
             low=0, high=1000),
+    Setting("backup.keep", "int", BACKUP_KEEP, "THATCH_BACKUP_KEEP",
+            "Backups of each kind (thatch backup, before a restore) kept in a folder; older ones are removed.",
+            low=1, high=10_000),
     Setting("nudge.threshold", "float", NUDGE_THRESHOLD, "THATCH_RECALL_THRESHOLD",
             "Cosine a memory needs for the agent hook flush-tools to list it to an agent (the recall nudge).", above=0, high=1),
     Setting("mcp.max_chars", "int", MCP_MAX_CHARS, "THATCH_MCP_MAX_CHARS",

@@ -3,14 +3,9 @@ address the same rows of a shared database."""
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 DERIVED_LABEL_CHARS = 80
-
-_WHITESPACE = re.compile(r"\s+")
-_HYPHENS = re.compile(r"-{2,}")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 # JavaScript's String.prototype.trim also strips the BOM; Python's strip does not.
 _TRIM = " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -32,14 +27,36 @@ def _label_hash(label: str) -> str:
             return digits
 
 
+def _dashed(text: str) -> str:
+    r"""Every run of whitespace in `text` as one "-" (what `re.sub(r"\s+", "-")`
+    does, without importing re: `show` and `forget` slugify on every run)."""
+    words = text.split()
+    dashed = "-".join(words)
+    if not words:
+        return "-" if text else ""
+    if text[0].isspace():
+        dashed = "-" + dashed
+    if text[-1].isspace():
+        dashed += "-"
+    return dashed
+
+
 def slugify(label: str) -> str:
-    text = _WHITESPACE.sub("-", label.strip(_TRIM).lower())
-    text = _HYPHENS.sub("-", "".join(ch for ch in text if _keep(ch)))
+    text = "".join(ch for ch in _dashed(label.strip(_TRIM).lower()) if _keep(ch))
+    while "--" in text:
+        text = text.replace("--", "-")
     return text if text else "x" + _label_hash(label)
 
 
+def _heading():
+    """A Markdown ATX heading line, compiled on first use (only writes need it)."""
+    import re
+
+    return re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+
+
 def _shorten(text: str, limit: int) -> str:
-    text = _WHITESPACE.sub(" ", text).strip()
+    text = " ".join(text.split())
     if len(text) <= limit:
         return text
     cut = text[:limit].rsplit(" ", 1)[0]
@@ -56,8 +73,9 @@ def derive_label(content: str) -> tuple[str, str]:
     first_nonempty = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first_nonempty is None:
         return "", content
+    heading = _heading()
     for i, line in enumerate(lines):
-        match = _HEADING.match(line)
+        match = heading.match(line)
         if match:
             label = _shorten(match.group(1), DERIVED_LABEL_CHARS)
             if i == first_nonempty and label == match.group(1).strip():
@@ -72,7 +90,7 @@ def split_heading(text: str) -> tuple[str | None, str]:
     heading (as `thatch edit` writes the label), else (None, text)."""
     lines = text.splitlines()
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    match = _HEADING.match(lines[first]) if first is not None else None
+    match = _heading().match(lines[first]) if first is not None else None
     if match is None:
         return None, text
     return match.group(1).strip(), "\n".join(lines[first + 1 :]).strip("\n")
@@ -85,4 +103,4 @@ def passage_text(label: str, body: str) -> str:
 
 def body_of(label: str, stored: str) -> str:
     prefix = f"# {label}\n\n"
-    return stored[len(prefix) :] if stored.startswith(prefix) else stored
+    return stored.removeprefix(prefix)

@@ -37,6 +37,23 @@ def close(word: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
     return found[:limit]
 
 
+def typo_of(word: str, candidates: Iterable[str]) -> list[str]:
+    """The candidates `word` is most likely a slip for, strictly (a name
+    that is only similar, such as acme/deploy next to acme/widget, is not):
+    the same name up to case and separators, a name whose last path part
+    it is, or a spelling at least 85% alike (one or two letters off)."""
+    wanted = _normal(word)
+    if not wanted:
+        return []
+    found = []
+    for name in dict.fromkeys(c for c in candidates if c != word):
+        normal = _normal(name)
+        if (normal == wanted or ("/" not in word and _normal(name.rsplit("/", 1)[-1]) == wanted)
+                or difflib.SequenceMatcher(None, normal, wanted).ratio() >= 0.85):
+            found.append(name)
+    return found
+
+
 def _has_word(name: str, word: str) -> bool:
     if " " in word:
         return False

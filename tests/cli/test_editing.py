@@ -5,6 +5,8 @@ LABEL, dropping an empty store, and the derived-label cut."""
 import json
 import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,29 +101,25 @@ def test_edit_never_reaches_into_global_unasked(cli, tmp_path):
     assert result.exit_code == 3 and "global has one: add --store global" in result.stderr
 
 
-def test_remember_on_a_terminal_opens_the_editor(tmp_path, isolated_env):
-    env = {**os.environ, "THATCH_MODEL": "fake:64", "EDITOR": fake_editor(tmp_path, "# Deploy steps\n\nmake deploy\n"),
+def test_remember_on_a_terminal_opens_the_editor_only_without_content(tmp_path, isolated_env):
+    env = {**os.environ, "THATCH_MODEL": "fake:64", "EDITOR": fake_editor(tmp_path, "# Staging port\n\n5433\n"),
            "THATCH_STORE": "s"}
-    code, output = thatch_pty(["remember", "Deploy steps"], env=env, cwd=tmp_path)
-    assert code == 0, output
-    assert (tmp_path / "seen.md").read_text() == "# Deploy steps\n\n"
-    assert "waiting for your editor" in output and "Remembered 'Deploy steps' in s" in output
-    assert open_db(isolated_env).get("s", "deploy-steps").content == "# Deploy steps\n\nmake deploy"
     # `thatch remember` alone: an empty file; the first heading becomes the label.
-    env["EDITOR"] = fake_editor(tmp_path, "# Staging port\n\n5433\n")
     code, output = thatch_pty(["remember", "--json"], env=env, cwd=tmp_path)
     assert (tmp_path / "seen.md").read_text() == ""
+    assert "waiting for your editor" in output
     assert code == 0 and '"label": "Staging port"' in output
-    # A label with a slash (not a file-name character) opens the editor just the same.
-    env["EDITOR"] = fake_editor(tmp_path, "# CI/CD notes\n\nruns on push\n")
-    code, output = thatch_pty(["remember", "CI/CD notes"], env=env, cwd=tmp_path)
-    assert code == 0 and "Remembered 'CI/CD notes' in s" in output, output
-    # Piped (an agent, a script): one argument is the content, as before; no editor.
-    piped = __import__("subprocess").run([__import__("sys").executable, "-m", "thatch_cli", "remember",
-                                          "Use uv for installs", "--json"], env=env, cwd=tmp_path,
-                                         capture_output=True, text=True, stdin=__import__("subprocess").DEVNULL)
-    data = json.loads(piped.stdout)
-    assert data["memory"]["label"] == "Use uv for installs" and data["memory"]["content"] == "Use uv for installs"
+    assert open_db(isolated_env).get("s", "staging-port").content == "# Staging port\n\n5433"
+    # One argument is the content, on a terminal as in a pipe: no editor opens.
+    (tmp_path / "seen.md").unlink()
+    for args in (["remember", "Use uv for installs", "--json"], ["remember", "CI/CD notes", "--json"]):
+        code, output = thatch_pty(args, env=env, cwd=tmp_path)
+        assert code == 0 and "waiting for your editor" not in output, output
+        assert f'"label": "{args[1]}"' in output and f'"content": "{args[1]}"' in output
+        piped = subprocess.run([sys.executable, "-m", "thatch_cli", *args, "--overwrite"], env=env, cwd=tmp_path,
+                               capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert json.loads(piped.stdout)["memory"]["content"] == args[1]
+    assert not (tmp_path / "seen.md").exists()
 
 
 def test_remember_without_content_off_a_terminal_says_how(cli):
@@ -200,3 +198,43 @@ def test_a_long_first_line_is_cut_at_a_word_boundary(cli):
     assert label == "When the staging database refuses connections after a deploy, restart pgbouncer…"
     assert len(label) <= 81 and line.startswith(label[:-1])
     assert data["memory"]["content"] == line + "\nmore detail"  # nothing of the text is lost
+
+
+# -- a --store close to an existing one ------------------------------------------------------------
+
+
+def test_a_store_close_to_an_existing_one_is_refused_off_a_terminal(cli):
+    cli("remember", "One", "first", "--store", "acme/widget")
+    result = cli("remember", "Two", "second", "--store", "acme/widgt")
+    assert result.exit_code == 3
+    assert result.stderr == ("thatch: error: no store named 'acme/widgt'; did you mean 'acme/widget'? (nothing saved;"
+                             " --create makes a new store of that name)\n")
+    data = cli("remember", "Two", "second", "--store", "acme/widgt", "--json").json()["error"]
+    assert data["suggestions"] == ["acme/widget"] and data["store"] == "acme/widgt"
+    created = cli("remember", "Two", "second", "--store", "acme/widgt", "--create")
+    assert created.exit_code == 0 and "created store acme/widgt" in created.stderr
+    # A name like no other store's is created as before, and an existing one is just used.
+    assert cli("remember", "Three", "third", "--store", "team/notes").exit_code == 0
+    assert cli("remember", "Four", "fourth", "--store", "acme/widgt").exit_code == 0
+
+
+@pytest.mark.parametrize("answer, saved", [("y\n", True), ("\n", False)])
+def test_on_a_terminal_a_store_close_to_an_existing_one_is_asked_about(tmp_path, isolated_env, answer, saved):
+    env = {**os.environ, "THATCH_MODEL": "fake:64"}
+    subprocess.run([sys.executable, "-m", "thatch_cli", "remember", "One", "first", "--store", "acme/widget"],
+                   env=env, check=True, capture_output=True)
+    code, output = thatch_pty(["remember", "Two", "second", "--store", "acme/widgt"], env=env, cwd=tmp_path,
+                              answer=answer)
+    assert "there is no store 'acme/widgt'; did you mean 'acme/widget'?" in output and "Create 'acme/widgt'? [y/N]" in output
+    assert (code, "Remembered 'Two' in acme/widgt" in output) == ((0, True) if saved else (3, False)), output
+    assert (open_db(isolated_env).get("acme/widgt", "two") is not None) == saved
+
+
+def test_only_a_likely_slip_is_held_back(cli):
+    """A name that is merely similar (acme/deploy next to acme/widget) is a new store, saved at once;
+    a slip of a letter, a case or separator change, or a bare repository name is held back."""
+    cli("remember", "One", "first", "--store", "acme/widget")
+    assert cli("remember", "Two", "second", "--store", "acme/deploy").exit_code == 0
+    for slip in ("acme/widgt", "Acme/Widget", "widget"):
+        result = cli("remember", "Three", "third", "--store", slip)
+        assert result.exit_code == 3 and "did you mean 'acme/widget'?" in result.stderr, slip

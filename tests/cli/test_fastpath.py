@@ -1,6 +1,6 @@
 """The fast path parses exactly what Typer parses, into the same values,
 and hands everything else to Typer. The cases are generated from the
-exported CLI definition (cli/spec.json), so every command and every option
+exported CLI definition (cli/spec.py), so every command and every option
 is covered, error cases included; a new option is covered the day it is
 added."""
 

@@ -40,13 +40,13 @@ def test_every_generator_is_registered():
 def test_generated_files_are_up_to_date():
     files = expected()
     assert {str(p.relative_to(ROOT)) for p in files} >= {
-        "thatch_cli/cli/spec.json", "man/thatch.1", "completions/thatch.bash", "completions/_thatch",
+        "thatch_cli/cli/spec.py", "man/thatch.1", "completions/thatch.bash", "completions/_thatch",
         "completions/thatch.fish", "docs/architecture.md"}
     assert stale(files) == [], "stale generated files; run: python -m thatch_cli.gen"
 
 
 def test_installed_scripts_are_the_repository_scripts():
-    """An installed thatch renders from cli/spec.json; that gives the same text."""
+    """An installed thatch renders from cli/spec.py; that gives the same text."""
     from thatch_cli.integrations import completion as completion_install
 
     for shell, name in completions.FILES.items():
@@ -84,14 +84,12 @@ def test_hidden_and_internal_commands_are_left_out(monkeypatch, shell):
 
 def test_fixed_choices_are_exported_from_the_library_constants():
     """cli.one_of declares them once, from the constants the library checks against."""
-    import json
-
     from thatch_cli import validate
+    from thatch_cli.cli.spec import SPEC as data
     from thatch_cli.integrations import hosts
     from thatch_cli.integrations import shell as shellinit
     from thatch_cli.ops import sync_setup
 
-    data = json.loads(spec.SPEC_PATH.read_text(encoding="utf-8"))
     choices = {(path, p["name"]): p["choices"] for path, command in data["commands"].items()
                for p in command["params"] if p["choices"]}
     assert choices == {
@@ -117,8 +115,9 @@ def test_a_choice_that_needs_quoting_is_refused(monkeypatch):
 
 
 def test_every_data_file_of_the_package_is_installed():
-    """Files the package reads at run time (spec.json, templates) must be package data, or a
-    non-editable install lacks them (spec.json once was: every command took the slow path)."""
+    """Files the package reads at run time (templates) must be package data, or a non-editable
+    install lacks them (the exported spec, when it was JSON, once was: every command took the
+    slow path)."""
     import fnmatch
     import tomllib
 
@@ -126,5 +125,5 @@ def test_every_data_file_of_the_package_is_installed():
     package = ROOT / "thatch_cli"
     data = [p.relative_to(package).as_posix() for p in package.rglob("*")
             if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
-    assert "cli/spec.json" in data
+    assert "templates/shell/bash.sh" in data
     assert [f for f in data if not any(fnmatch.fnmatch(f, pattern) for pattern in patterns)] == []

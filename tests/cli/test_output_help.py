@@ -3,7 +3,6 @@ NO_COLOR only takes colour away (a pty shows what a person sees), and every
 command's help and man page section has examples, real argument names, no
 `<bool>`, its choices and its JSON keys."""
 
-import json
 import os
 import re
 import subprocess
@@ -122,7 +121,8 @@ def test_man_page_has_examples_and_json_keys_per_command():
 
 
 def test_spec_records_examples_for_every_command():
-    data = json.loads((man.ROOT / "thatch_cli" / "cli" / "spec.json").read_text())
+    from thatch_cli.cli.spec import SPEC as data
+
     missing = [path for path, spec in data["commands"].items()
                if not path.startswith("_") and not spec["hidden"] and not spec["examples"]]
     assert missing == []

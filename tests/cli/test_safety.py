@@ -316,3 +316,31 @@ def test_verify_rejects_a_copy_that_lost_rows(tmp_path, count):
     assert copies.verify(path) == {"t": count}
     with pytest.raises(copies.BackupFailed, match="row counts differ in t"):
         copies.verify(path, {"t": count + 1})
+
+
+def test_backups_keep_the_newest_and_say_what_they_removed(cli, isolated_env, tmp_path, make_ctx):
+    """backup.keep (here 2) backups of thatch's naming stay in a folder; the older ones go, by name,
+    and a file the user named is never touched."""
+    from datetime import datetime, timedelta, timezone
+
+    cli("remember", "Note", "text", "--store", "s")
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    mine = folder / "thatch.db.my-own-copy.bak"
+    mine.write_text("not ours")
+    made = []
+    for n in range(4):
+        ctx = make_ctx(clock=lambda n=n: datetime(2026, 11, 30, 12, n, tzinfo=timezone.utc) + timedelta(seconds=n),
+                       THATCH_BACKUP_KEEP="2")
+        result = cli("backup", str(folder), "--json", ctx=ctx)
+        assert result.exit_code == 0, result.stderr
+        made.append(result.json())
+    assert [Path(p).name for p in made[2]["removed"]] == ["thatch.db.20261130T120000Z.bak"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "thatch.db.20261130T120202Z.bak", "thatch.db.20261130T120303Z.bak", mine.name]
+    ctx = make_ctx(clock=lambda: datetime(2026, 11, 30, 13, 0, tzinfo=timezone.utc), THATCH_BACKUP_KEEP="1")
+    text = cli("backup", str(folder), ctx=ctx).stdout
+    assert ("Removed 2 older backups (backup.keep): thatch.db.20261130T120202Z.bak, thatch.db.20261130T120303Z.bak"
+            in text)
+    assert mine.read_text() == "not ours"
+    assert cli("backup", ctx=make_ctx(THATCH_BACKUP_KEEP="0")).exit_code == 2  # at least 1

@@ -22,7 +22,7 @@ from thatch_cli.integrations.completion_scripts import render_all, tree
 from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
-from helpers import git, run_probed
+from helpers import git, require, run_probed
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = {shell: ROOT / "completions" / name for shell, name in gen.FILES.items()}
@@ -185,6 +185,15 @@ def test_bash_completes_labels_stores_and_branches(world):
         "thatch rescope --from ''": ["feat/x", "main"],
         "thatch rescope --from = f": ["feat/x"],
         "thatch archive -b ''": ["feat/x", "main"],
+        # Arguments whose names do not say what they take declare it (cli/declare.py complete=).
+        "thatch rename dep": ["deploy\\ notes", "deploy\\ steps"],
+        "thatch stores --drop ''": ["acme/widget", "global", "team/notes"],
+        "thatch search deploy ''": ["acme/widget", "global", "team/notes"],
+        "thatch config get recall.": ["recall.floor", "recall.limit"],
+        "thatch config set daemon.i": ["daemon.idle"],
+        "thatch config unset mo": ["model"],
+        "thatch setup ''": ["claude", "codex", "cursor"],
+        "thatch help rem": ["remember"],
     }
     if "import" in tree(gen.definitions()).children:
         cases["thatch import ./RE"] = ["./README"]  # files where a command reads one
@@ -275,6 +284,10 @@ def test_zsh_completes_in_a_real_shell(world, tmp_path):
             ("thatch recall --mode sem", r"thatch recall --mode semantic $"),
             ("thatch dedup mark a b --status s", r"thatch dedup mark a b --status supplement $"),
             ("thatch init f", r"thatch init fish $"),
+            ("thatch rename deploy\\ s", r"thatch rename deploy\\ steps $"),
+            ("thatch stores --drop tea", r"thatch stores --drop team/notes $"),
+            ("thatch config get recall.fl", r"thatch config get recall.floor $"),
+            ("thatch setup cl", r"thatch setup claude $"),
         ]
         complete_each(term, cases)
         # Ambiguous: zsh lists the candidates (with descriptions) below the line.
@@ -315,6 +328,7 @@ def test_fish_completes_everything(world):
         "thatch rescope --from ", "thatch list ", "thatch completion install ", "thatch recall ",
         "thatch show TODO", "thatch recall --mode ", "thatch recall q -m ", "thatch dedup mark a b --status s",
         "thatch dedup mark a b --status ", "thatch init ", "thatch completion show ",
+        "thatch rename dep", "thatch stores --drop ", "thatch config get recall.", "thatch setup ",
     ]
     got = dict(zip(fish_lines, fish_complete(world, fish_lines)))
     assert {"hygiene", "dedup", "completion", "rescope", "archive"} <= set(got["thatch "])
@@ -336,6 +350,10 @@ def test_fish_completes_everything(world):
     assert set(got["thatch dedup mark a b --status s"]) == {"supplement"}
     assert set(got["thatch dedup mark a b --status "]) == {"duplicate", "supplement", "contradiction", "unrelated"}
     assert set(got["thatch init "]) == set(got["thatch completion show "]) == {"bash", "zsh", "fish"}
+    assert set(got["thatch rename dep"]) == {"deploy notes", "deploy steps"}
+    assert set(got["thatch stores --drop "]) == {"acme/widget", "global", "team/notes"}
+    assert set(got["thatch config get recall."]) == {"recall.floor", "recall.limit"}
+    assert set(got["thatch setup "]) == {"claude", "codex", "cursor"}
 
 
 # -- completion install / show ---------------------------------------------------------------
@@ -372,6 +390,55 @@ def test_install_tells_zsh_users_about_fpath_only_when_needed(cli, isolated_env)
     (Path(isolated_env["HOME"]) / ".zshrc").write_text("fpath=(~/.zfunc $fpath)\nautoload -U compinit; compinit\n")
     notes = run_json(cli, "completion", "install", "zsh")[1]["notes"]
     assert not any("fpath=" in n for n in notes)
+
+
+def _line_to_add(notes: list[str], marker: str) -> str:
+    """The shell line a note of `completion install` tells the user to add (after its last ': ')."""
+    [note] = [n for n in notes if marker in n]
+    return note.rsplit(": ", 1)[1]
+
+
+def _completes_in_a_new_shell(argv, env, cwd) -> None:
+    term = Terminal(argv, env, cwd)
+    try:
+        term.type("PS1='READY> '; PROMPT=$PS1\n")
+        term.read_until(r"READY> $", timeout=20)
+        term.type("thatch hyg\t")
+        term.read_until(r"thatch hygiene $", timeout=20)
+    finally:
+        term.close()
+
+
+def test_the_bash_hint_is_true_on_a_plain_bashrc(cli, isolated_env, tmp_path):
+    """Without bash-completion in any startup file, install says what to add to ~/.bashrc,
+    and with that line alone a new interactive bash completes thatch."""
+    home = Path(isolated_env["HOME"])
+    (home / ".bashrc").write_text("# a plain bashrc\nalias ll='ls -l'\n")
+    notes = run_json(cli, "completion", "install", "bash")[1]["notes"]
+    if any("bash-completion loads it" in n for n in notes):
+        pytest.skip("this machine's bash loads bash-completion for every user")
+    line = _line_to_add(notes, "Nothing loads bash-completion here")
+    assert line == f"source {home}/.local/share/bash-completion/completions/thatch"
+    with open(home / ".bashrc", "a") as fh:
+        fh.write(line + "\n")
+    assert run_json(cli, "completion", "install", "bash")[1]["notes"] == [f"{home / '.bashrc'} sources it: new shells have it."]
+    _completes_in_a_new_shell(["bash", "-i"], {**os.environ, **isolated_env, "TERM": "dumb"}, tmp_path)
+
+
+def test_the_zsh_hints_are_true_on_a_plain_zshrc(cli, isolated_env, tmp_path):
+    """An empty ~/.zshrc: install says to add the fpath line and to start compinit after it;
+    with those two lines a new interactive zsh completes thatch."""
+    if not shutil.which("zsh"):
+        pytest.skip("zsh not installed (apt-get install zsh)")
+    home = Path(isolated_env["HOME"])
+    (home / ".zshrc").write_text("")
+    notes = run_json(cli, "completion", "install", "zsh")[1]["notes"]
+    lines = [_line_to_add(notes, "before compinit runs"), _line_to_add(notes, "completion system")]
+    assert lines == ["fpath=(~/.zfunc $fpath)", "autoload -Uz compinit && compinit"]
+    (home / ".zshrc").write_text("\n".join(lines) + "\n")
+    assert not any("compinit" in n and "add" in n for n in run_json(cli, "completion", "install", "zsh")[1]["notes"])
+    env = {**os.environ, **isolated_env, "ZDOTDIR": str(home), "TERM": "dumb"}
+    _completes_in_a_new_shell(["zsh", "-i"], env, tmp_path)
 
 
 def test_install_detects_the_shell_or_says_so(cli, monkeypatch):
@@ -426,6 +493,7 @@ def test_bash_puts_a_dash_label_after_double_dash(dashed):
 
 
 def test_zsh_puts_a_dash_label_after_double_dash(dashed, tmp_path):
+    require("zsh")
     term = zsh_terminal(dashed, tmp_path)
     try:
         complete_each(term, [("thatch show -- -v", r"thatch show -- -v\\ is\\ verbose $"),
@@ -445,6 +513,7 @@ def test_zsh_puts_a_dash_label_after_double_dash(dashed, tmp_path):
 
 
 def test_fish_offers_double_dash_before_a_dash_label(dashed):
+    require("fish")
     got = fish_complete(dashed, ["thatch show ", "thatch show -- ", "thatch show -- -v"])
     assert "-v is verbose" not in got[0] and got[0]["--"] == "then labels that start with '-'"
     assert "deploy steps" in got[0]

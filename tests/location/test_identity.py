@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -211,7 +210,8 @@ def test_current_branch_not_a_repo(tmp_path: Path) -> None:
 
 
 def _entries(cache: Path) -> dict:
-    return json.loads(cache.read_text())["entries"]
+    return {key: {"stamp": list(stamp), "store": store}
+            for key, (stamp, store) in IdentityCache(cache)._load().items()}
 
 
 def test_resolve_store_miss_then_hit(tmp_path: Path) -> None:
@@ -224,9 +224,7 @@ def test_resolve_store_miss_then_hit(tmp_path: Path) -> None:
     assert list(entries) == [str(r / ".git")]
 
     # Prove a hit is served from the file: doctor the cached value.
-    data = json.loads(cache.read_text())
-    data["entries"][str(r / ".git")]["store"] = "from/cache"
-    cache.write_text(json.dumps(data))
+    cache.write_text(cache.read_text().replace("\tacme/one\n", "\tfrom/cache\n"))
     assert resolve_store(r / ".", cache) == "from/cache"
 
 
@@ -265,7 +263,7 @@ def test_resolve_store_not_a_repo(tmp_path: Path) -> None:
 def test_resolve_store_corrupt_cache_is_a_miss(tmp_path: Path) -> None:
     r = make_repo(tmp_path / "p", "git@h:acme/one.git")
     cache = tmp_path / "identity.json"
-    cache.write_text("{not json")
+    cache.write_text("thatch repository identities 2\nnot\tan\tentry\n{not json")
     assert resolve_store(r, cache) == "acme/one"
     assert _entries(cache)[str(r / ".git")]["store"] == "acme/one"
 
@@ -344,3 +342,15 @@ def test_module_imports_without_dulwich() -> None:
     ).stdout
     assert out.strip() == "False"
     assert repo_mod.UNKNOWN == "unknown"
+
+
+def test_cache_skips_a_key_it_could_not_read_back(tmp_path: Path) -> None:
+    """An entry is one line of tab-separated fields: a path or store with a tab
+    or a line break is answered (by detection) but never written."""
+    cache = IdentityCache(tmp_path / "identity.tsv")
+    cache.put("/odd\tpath/.git", (1, 2, 3), "acme/one")
+    cache.put("/plain/.git", (1, 2, 3), "two\nlines")
+    assert not (tmp_path / "identity.tsv").exists()
+    cache.put("/plain/.git", (1, 2, 3), "acme/one")
+    assert cache.get("/plain/.git", (1, 2, 3)) == "acme/one"
+    assert cache.get("/plain/.git", (1, 2, 4)) is None

@@ -341,3 +341,13 @@ def test_fast_path_runs_the_commands_with_their_exit_codes(tmp_path, repo):
     assert result.returncode == 3 and loaded == [] and "nothing moved" in result.stderr
     result, _ = thatch("hygiene")
     assert result.returncode == 0 and "clean" in result.stdout
+
+
+def test_stale_advice_names_the_archive_command(cli, repo, make_ctx):
+    """The advice for stale memories is a command that exists for it: thatch archive LABEL."""
+    cli("remember", "Old note", "written long ago about tokens", cwd=repo)
+    result = cli("hygiene", ctx=make_ctx(cwd=repo, clock=at(100)))
+    assert result.exit_code == 5
+    assert "thatch archive 'Old note'" in result.stdout and "thatch forget 'Old note'" in result.stdout
+    assert "--overwrite --archived" not in result.stdout
+    assert cli("archive", "Old note", ctx=make_ctx(cwd=repo, clock=at(100))).exit_code == 0

@@ -5,7 +5,7 @@ importing Typer.
 
     declare    Option/Argument/command: declaring commands without importing Typer
     app        the Typer app, and running argv through it with one-line errors
-    fastpath   parsing argv against spec.json
+    fastpath   parsing argv against spec.py (generated)
     run        one command's error policy, shared by both paths
     output     JSON, rich tables or plain text; every line made safe to show
     render     shared output helpers (tables, escaping, plurals)

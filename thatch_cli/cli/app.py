@@ -2,13 +2,14 @@
 the commands the modules of this package declare (cli/declare.py).
 
 Typer renders help, reports usage errors (as one line, see `main`), and is
-exported to cli/spec.json, completions and the man page (`python -m
+exported to cli/spec.py, completions and the man page (`python -m
 thatch_cli.gen`). Well-formed command lines usually never get here: the
 fast path (cli/fastpath.py) parses them against that exported spec.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
 import inspect
 import sys
@@ -27,7 +28,7 @@ from .run import run
 
 # The modules that declare commands, in the order help lists their commands.
 MODULES = ("memories", "recall", "search", "edit", "tidy", "dedup", "branches", "transfer", "safety", "sync", "shell",
-           "githooks", "daemon", "config", "agents", "help")
+           "githooks", "daemon", "config", "agents", "status", "help")
 
 # Words people type for a command under another name (other tools' verbs):
 # an unknown command suggests these before spelling neighbours.
@@ -128,7 +129,10 @@ def _global_option() -> inspect.Parameter:
 
 def _register(target: typer.Typer, command: declare.Command) -> None:
     function = command.function
-    declared = list(inspect.signature(function, eval_str=True).parameters.values())[2:]  # after ctx, out
+    # Light command modules import typing's names and the shared parameters
+    # only for type checkers (cli/declare.py): they are supplied here.
+    names = declare.annotation_names()
+    declared = list(inspect.signature(function, eval_str=True, locals=names).parameters.values())[2:]  # after ctx, out
     params = [p.replace(annotation=_typer_annotation(p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
               for p in declared]
     if "store" in {p.name for p in declared}:
@@ -191,6 +195,13 @@ def main(argv: list[str], ctx: Context) -> int:
         return usage_error(exc, argv, ctx)
     except typer.Abort:
         return 130
+    except SystemExit as exc:
+        # click exits 1 when the reader of its output went away (`thatch --help | head -1`):
+        # a closed pipe is the reader's choice, not a failure.
+        cause = exc.__context__
+        if isinstance(cause, OSError) and cause.errno == errno.EPIPE:
+            return 0
+        raise
 
 
 def usage_error(exc: Any, argv: list[str], ctx: Context) -> int:

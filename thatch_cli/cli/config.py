@@ -9,13 +9,13 @@ from ..context import Context
 from ..settings import SETTINGS
 from .declare import Argument, Json, command, group
 from .output import Output
-from .render import esc, table
+from .render import Column, table
 
 CONFIG = group("config", "Settings that last: ~/.config/thatch/config.toml (environment variables override it).")
 
 _KEYS = "Settings:\n\n" + "\n\n".join(f"  {s.key} ({s.env}, default {s.show(s.default)}): {s.doc}"
                                       for s in SETTINGS.values())
-Key = Annotated[str, Argument(metavar="KEY", help="A setting, e.g. recall.floor ('thatch config list' shows all).")]
+Key = Annotated[str, Argument(metavar="KEY", complete="settings", help="A setting, e.g. recall.floor ('thatch config list' shows all).")]
 
 
 @command("get", group=CONFIG, notes=_KEYS, examples=["thatch config get model", "thatch config get recall.floor --json"],
@@ -90,8 +90,9 @@ def config_list(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     for line in warnings(ctx.env, once=False):
         out.notice(line)
     if out.rich:
-        table(out, ("setting", "value", "source"),
-              [(f"[bold]{v.key}[/]", esc(v.shown()), _source(v)) for v in found.values],
+        table(out, [Column("setting", "label", whole=True), Column("value", give=1, least=12),
+                    Column("source", "dim", give=2, least=12)],
+              [(v.key, v.shown(), _source(v)) for v in found.values],
               title=f"{found.path}{'' if found.exists else ' (not created yet)'}")
         return
     out.lines([f"{v.key}\t{v.shown()}\t{v.source}" for v in found.values])

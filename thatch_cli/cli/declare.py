@@ -18,25 +18,40 @@ for Typer and pydantic.
 
 The first two parameters of every command are the Context and the Output
 (cli/output.py); the rest are its command-line parameters.
+
+Nothing here imports typing until the Typer app is built: a light command
+imports its module, whose annotations stay unevaluated strings. A module
+whose commands must stay light imports the shared aliases below (Json,
+Store, ...) and typing's names under TYPE_CHECKING only; cli/app.py
+evaluates every annotation with `annotation_names()` in scope.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Callable, Optional, Sequence
-
 from ..fields import brief_keys, full_keys
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 
 class Deferred:
     """A recorded `typer.Option(...)` or `typer.Argument(...)` call."""
 
-    __slots__ = ("factory", "args", "kwargs", "choices")
+    __slots__ = ("args", "choices", "complete", "factory", "kwargs")
 
-    def __init__(self, factory: str, args: tuple, kwargs: dict[str, Any], choices: Sequence[str] | None) -> None:
+    def __init__(self, factory: str, args: tuple, kwargs: dict[str, Any], choices: Sequence[str] | None,
+                 complete: str | None = None) -> None:
         self.factory, self.args, self.kwargs, self.choices = factory, args, kwargs, choices
+        self.complete = complete
 
     def build(self, typer_module) -> Any:
         info = getattr(typer_module, self.factory)(*self.args, **self.kwargs)
+        if self.complete:
+            # What shell completion offers for the value (integrations/completion_tree.py),
+            # when the parameter's name does not say it (rename's OLD is a label).
+            info.thatch_complete = self.complete
         if self.choices:
             # The values are checked by the library (validate.py), with the
             # same one-line error on every front door; Typer only shows
@@ -49,19 +64,22 @@ class Deferred:
         return info
 
 
-def Option(*param_decls: str, choices: Sequence[str] | None = None, **settings: Any) -> Deferred:
+def Option(*param_decls: str, choices: Sequence[str] | None = None, complete: str | None = None,
+           **settings: Any) -> Deferred:
     """typer.Option(*param_decls, **settings); `choices` lists the values the
-    option takes (a plain str reaches the command)."""
-    return Deferred("Option", param_decls, settings, choices)
+    option takes (a plain str reaches the command); `complete` names what
+    shell completion offers for it: labels, stores, branches, settings or
+    commands."""
+    return Deferred("Option", param_decls, settings, choices, complete)
 
 
-def Argument(*, choices: Sequence[str] | None = None, **settings: Any) -> Deferred:
-    """typer.Argument(**settings); `choices` as for Option."""
-    return Deferred("Argument", (), settings, choices)
+def Argument(*, choices: Sequence[str] | None = None, complete: str | None = None, **settings: Any) -> Deferred:
+    """typer.Argument(**settings); `choices` and `complete` as for Option."""
+    return Deferred("Argument", (), settings, choices, complete)
 
 
 class Command:
-    __slots__ = ("name", "group", "function", "settings", "examples", "json", "notes")
+    __slots__ = ("examples", "function", "group", "json", "name", "notes", "settings")
 
     def __init__(self, name: str, group: str | None, function: Callable, settings: dict[str, Any],
                  examples: Sequence[str] = (), json: str | None = None, notes: str | None = None) -> None:
@@ -106,16 +124,47 @@ def command(name: str, *, group: str | None = None, examples: Sequence[str] = ()
     return register
 
 
-# Parameters many commands share. A command with a `store` parameter also
-# gets --global (cli/app.py adds it; cli/run.py turns it into store="global").
-Json = Annotated[bool, Option("--json", help="Print JSON with stable keys (listed below); errors too.")]
-Store = Annotated[Optional[str], Option("--store", "-s", metavar="STORE",
-                                        help="Store to use instead of the detected one (also THATCH_STORE).")]
-Label = Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the memory.")]
-# A positional STORE (the original thatch's habit); cli/run.py merges it into
-# `store`, so a command declares `store_arg: StoreArg = None` and reads `store`.
-StoreArg = Annotated[Optional[str], Argument(metavar="STORE", show_default=False,
-                                             help="Store to use (the same as --store).")]
+def _shared() -> dict[str, Any]:
+    """Parameters many commands share. A command with a `store` parameter also
+    gets --global (cli/app.py adds it; cli/run.py turns it into store="global")."""
+    from typing import Annotated
+
+    return {
+        "Json": Annotated[bool, Option("--json", help="Print JSON with stable keys (listed below); errors too.")],
+        "Store": Annotated[str | None, Option("--store", "-s", metavar="STORE",
+                                                 help="Store to use instead of the detected one (also THATCH_STORE).")],
+        "Label": Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the memory.")],
+        # A positional STORE (the original thatch's habit); cli/run.py merges it into
+        # `store`, so a command declares `store_arg: StoreArg = None` and reads `store`.
+        "StoreArg": Annotated[str | None, Argument(metavar="STORE", show_default=False,
+                                                      help="Store to use (the same as --store).")],
+    }
+
+
+_SHARED: dict[str, Any] = {}
+
+
+def annotation_names() -> dict[str, Any]:
+    """What the commands' annotations may name without importing it at run
+    time: typing's Annotated and Optional, the Context and the Output, and
+    the shared parameters."""
+    import typing
+
+    from ..context import Context
+    from .output import Output
+
+    if not _SHARED:
+        _SHARED.update(_shared())
+    return {"Annotated": typing.Annotated, "Optional": typing.Optional, "Context": Context, "Output": Output,
+            **_SHARED}
+
+
+def __getattr__(name: str) -> Any:
+    """`from .declare import Json` at run time (modules that are not light)."""
+    if name in ("Json", "Store", "Label", "StoreArg"):
+        return annotation_names()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # The JSON shapes of one memory, which many commands' keys refer to (fields.py).
 BRIEF = f"a brief: {brief_keys()}"

@@ -9,7 +9,7 @@ from .. import validate
 from ..context import Context
 from .declare import Argument, Json, Option, Store, command, group
 from .output import Output
-from .render import esc, table
+from .render import Column, table
 
 DEDUP = group("dedup", "Verdicts on near-duplicate pairs, so duplicates and hygiene stop reporting them.")
 
@@ -66,8 +66,9 @@ def dedup_list(ctx: Context, out: Output, *, store: Store = None, as_json: Json 
         out.line(f"No dedup verdicts in {found.store}.")
         return
     if out.rich:
-        table(out, ("status", "memory", "memory", "checked"),
-              [(row["status"], esc(row["label_a"] or row["slug_a"]), esc(row["label_b"] or row["slug_b"]),
+        table(out, [Column("status", whole=True), Column("memory", "label", give=1, least=16),
+                    Column("memory", "label", give=1, least=16), Column("checked", "dim", whole=True)],
+              [(row["status"], row["label_a"] or row["slug_a"], row["label_b"] or row["slug_b"],
                 row["checked_at"][:10]) for row in found.rows])
         return
     for row in found.rows:

@@ -45,7 +45,7 @@ def edit(ctx: Context, out: Output, *, label: Label, store_arg: StoreArg = None,
 ], json=f"status (renamed), memory ({FULL}), old_label, old_slug, notices")
 def rename(
     ctx: Context, out: Output, *,
-    old: Annotated[str, Argument(metavar="OLD", help="Label (or slug) of the memory.")],
+    old: Annotated[str, Argument(metavar="OLD", complete="labels", help="Label (or slug) of the memory.")],
     new: Annotated[str, Argument(metavar="NEW", help="Its new label.")],
     store: Store = None,
     as_json: Json = False,

@@ -1,6 +1,6 @@
 """Run a command without importing Typer and pydantic (about 150 ms).
 
-Arguments are parsed against spec.json, which `python -m thatch_cli.gen`
+Arguments are parsed against spec.py, which `python -m thatch_cli.gen`
 exports from the Typer app (cli/app.py), so both paths accept the same
 command lines with the same values; generated tests check every command and
 option, error cases included. Anything this parser is not sure about (help,
@@ -10,16 +10,21 @@ None and Typer handles it, with its own messages.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
-from ..files import load_spec
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 _HELP = {"-h", "--help"}
 
 
 class _Fallback(Exception):
     """The command line needs Typer (help, or an error Typer should word)."""
+
+
+def load_spec() -> dict[str, Any]:
+    from .spec import SPEC  # generated Python, not JSON: no json (and re) to import
+
+    return SPEC
 
 
 def _convert(value: str, param: dict) -> Any:
@@ -126,10 +131,11 @@ def dispatch(argv: list[str], ctx) -> int | None:
     try:
         spec = load_spec()
         impl_path, params = parse(spec, argv)
-    except (_Fallback, OSError, ValueError):
+    except (_Fallback, ImportError, ValueError):
         return None
     module_name, _, func_name = impl_path.partition(":")
-    command = getattr(importlib.import_module(module_name), func_name)
+    # __import__, not importlib.import_module: the importlib package (and warnings) cost a light command
+    command = getattr(__import__(module_name, fromlist=[func_name]), func_name)
     from .run import run
 
     return run(command, ctx, params)

@@ -13,7 +13,7 @@ from .output import Output
 @command("help", examples=["thatch help", "thatch help recall", "thatch help dedup mark"])
 def help_(
     ctx: Context, out: Output, *,
-    words: Annotated[Optional[list[str]], Argument(metavar="COMMAND", show_default=False,
+    words: Annotated[Optional[list[str]], Argument(metavar="COMMAND", show_default=False, complete="commands",
                                                    help="The command (or group and command) to explain.")] = None,
 ) -> int:
     """Show the help of thatch or of one command."""

@@ -8,71 +8,93 @@ so each command pays only for what it uses."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import sys
 
-from ..context import Context
 from ..errors import InvalidInput
-from ..records import Memory, StoreSummary
-from .declare import BRIEF, FULL, Argument, Json, Label, Option, Store, StoreArg, command
-from .output import Output
-from .render import esc, label_cell, table, tsv
+from .declare import BRIEF, FULL, Argument, Option, command
+from .render import label_text, table, tsv
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from typing import Annotated
+
+    from ..context import Context
+    from ..records import Memory, StoreSummary
+    from .declare import Json, Label, Store, StoreArg
+    from .output import Output
 
 
 @command("remember", examples=[
     'thatch remember "Release process" "Tag, build the wheel, twine upload."',
-    'echo "Staging DB listens on port 5433" | thatch remember -   # label: that line',
+    'thatch remember "Staging DB listens on port 5433"   # label: that line',
+    'echo "Staging DB listens on port 5433" | thatch remember -',
     'git diff --stat | thatch remember "Refactor" - --this-branch',
-    'thatch remember "Deploy checklist"   # on a terminal: opens $EDITOR',
+    'thatch remember                      # on a terminal: opens $EDITOR',
     'thatch remember --global "Python style" "Black, line length 100."',
     'thatch remember --pin "Handoff" "Next: finish the migration, then drop the old table."',
 ], json=f"status (created, replaced or unchanged), memory ({FULL}), has_vector, similar (briefs with score),"
         " store_created, notices")
 def remember(
     ctx: Context, out: Output, *,
-    label: Annotated[Optional[str], Argument(metavar="LABEL", show_default=False,
-                                             help="The memory's label; with only one argument (piped or in a script), it is the content.")] = None,
-    content: Annotated[Optional[str], Argument(metavar="CONTENT", show_default=False,
-                                               help="The text ('-' reads standard input).")] = None,
+    label: Annotated[str | None, Argument(metavar="LABEL", show_default=False,
+                                          help="The memory's label; given alone, it is the content.")] = None,
+    content: Annotated[str | None, Argument(metavar="CONTENT", show_default=False,
+                                            help="The text ('-' reads standard input).")] = None,
     store: Store = None,
-    branch: Annotated[Optional[str], Option("--branch", "-b", metavar="BRANCH",
-                                            help="Scope the memory to this branch.")] = None,
+    create: Annotated[bool, Option("--create", help="Create --store's store without asking, even when its name is"
+                                                    " close to an existing store's.")] = False,
+    branch: Annotated[str | None, Option("--branch", "-b", metavar="BRANCH",
+                                         help="Scope the memory to this branch.")] = None,
     this_branch: Annotated[bool, Option("--this-branch", help="Scope the memory to the current branch.")] = False,
-    confidence: Annotated[Optional[int], Option("--confidence", "-c", metavar="1-10",
-                                                help="How sure you are, 1-10.")] = None,
+    confidence: Annotated[int | None, Option("--confidence", "-c", metavar="1-10",
+                                             help="How sure you are, 1-10.")] = None,
     overwrite: Annotated[bool, Option("--overwrite", help="Replace an existing memory with this label.")] = False,
-    archived: Annotated[Optional[bool], Option("--archived/--no-archived", show_default=False,
-                                               help="Archive (or restore) it; required when updating an archived memory.")] = None,
+    archived: Annotated[bool | None, Option("--archived/--no-archived", show_default=False,
+                                            help="Archive (or restore) it; required when updating an archived memory.")] = None,
     pin: Annotated[bool, Option("--pin", help="Pin it: listed first, always in an agent's session-start reminder.")] = False,
     private: Annotated[bool, Option("--private", help="Keep it on this machine: thatch sync never shares it.")] = False,
     as_json: Json = False,
 ) -> None:
     """Save a memory. Saving the same label and text again changes nothing and says "unchanged".
 
-    With one argument (piped or in a script; on a terminal it is the label, see below), that argument is the content, and its first Markdown heading (or first line) becomes the label, cut at a word boundary to 80 characters. On a terminal, `thatch remember` alone, or with just a one-line LABEL, opens $VISUAL or $EDITOR (as git commit does): the first heading is the label, the rest the content.
+    With one argument, that argument is the content, on a terminal as in a script: its first Markdown heading (or first line) becomes the label, cut at a word boundary to 80 characters. On a terminal, `thatch remember` with no content at all opens $VISUAL or $EDITOR (as git commit does): the first heading is the label, the rest the content.
 
-    A label that exists already is an error (exit 4) unless --overwrite; a store that does not exist yet is created, and the output says so."""
+    A label that exists already is an error (exit 4) unless --overwrite. A --store that does not exist yet is created, and the output says so; when its name is close to an existing store's (a typo?), thatch asks first on a terminal, and elsewhere refuses with a did-you-mean (exit 3) unless --create."""
     from ..ops.remember import remember as save
     from .editor import edited, on_terminal
 
-    if content is None and (label is None or ("\n" not in label and label != "-")) and on_terminal(ctx):
-        initial = f"# {label}\n\n" if label is not None else ""
-        with edited(ctx, initial, label or "memory") as text:
+    near = (lambda name, found: True) if create else (
+        (lambda name, found: _confirm_new_store(ctx, name, found)) if on_terminal(ctx) else (lambda name, found: False))
+    options = {"store": store, "branch": branch, "this_branch": this_branch, "confidence": confidence,
+               "overwrite": overwrite, "archived": archived, "pin": pin, "private": private, "near_store": near}
+    if label is None and content is None:
+        if not on_terminal(ctx):
+            raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
+        with edited(ctx, "", "memory") as text:
             from ..slugs import split_heading
 
             heading, body = split_heading(text)
-            _saved(out, save(ctx, body if heading else text, heading, store=store, branch=branch,
-                             this_branch=this_branch, confidence=confidence, overwrite=overwrite, archived=archived,
-                             pin=pin, private=private))
+            _saved(out, save(ctx, body if heading else text, heading, **options))
         return
-    if label is None:
-        raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
     label, content = (None, label) if content is None else (label, content)
     if content == "-":
         from ..validate import MAX_CONTENT_BYTES
 
         content = ctx.read_stdin(MAX_CONTENT_BYTES)
-    _saved(out, save(ctx, content, label, store=store, branch=branch, this_branch=this_branch,
-                     confidence=confidence, overwrite=overwrite, archived=archived, pin=pin, private=private))
+    _saved(out, save(ctx, content, label, **options))
+
+
+def _confirm_new_store(ctx: Context, name: str, found: list[str]) -> bool:
+    """Ask the person at the terminal whether `name`, close to `found`, is meant."""
+    from ..suggest import did_you_mean
+    from ..textsafe import visible
+
+    stream = ctx.stderr or sys.stderr
+    stream.write(f"thatch: there is no store {visible(repr(name), keep='')}{visible(did_you_mean(found), keep='')}\n"
+                 f"Create {visible(repr(name), keep='')}? [y/N] ")
+    stream.flush()
+    answer = (ctx.stdin or sys.stdin).readline().strip().lower()
+    return answer in ("y", "yes")
 
 
 def _saved(out: Output, outcome) -> None:
@@ -103,41 +125,56 @@ def _saved(out: Output, outcome) -> None:
     "thatch list",
     "thatch list global",
     "thatch list --this-branch",
+    "thatch list --all-stores --limit 20     # the 20 newest memories anywhere",
     "thatch list | cut -f1          # labels only (piped output is tab-separated)",
-], json=f"store, memories ({BRIEF})")
+], json=f"store (null with --all-stores), memories ({BRIEF}), total")
 def list_(
     ctx: Context, out: Output, *,
     store_arg: StoreArg = None,
     store: Store = None,
-    branch: Annotated[Optional[str], Option("--branch", "-b", metavar="BRANCH",
-                                            help="Only memories scoped to this branch.")] = None,
+    all_stores: Annotated[bool, Option("--all-stores", "-a", help="Every store's memories, newest first.")] = False,
+    branch: Annotated[str | None, Option("--branch", "-b", metavar="BRANCH",
+                                         help="Only memories scoped to this branch.")] = None,
     this_branch: Annotated[bool, Option("--this-branch", help="Only memories scoped to the current branch.")] = False,
     archived: Annotated[bool, Option("--archived", help="List archived memories instead of live ones.")] = False,
+    limit: Annotated[int | None, Option("--limit", "-n", metavar="N", min=1,
+                                        help="At most N memories, the newest (default: all).")] = None,
     as_json: Json = False,
 ) -> None:
-    """List the memories of a store (default: the detected one): pinned ones first, newest first.
+    """List the memories of a store (default: the detected one), or of every store: pinned ones first, newest first.
 
-    On a terminal, a table; piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet."""
+    On a terminal, one row per memory that fits the window: label, branch, confidence, date and as much of the text as there is room for. Piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet (with --all-stores, store first)."""
     from ..ops.memories import list_memories
 
-    listing = list_memories(ctx, store, branch=branch, this_branch=this_branch,
-                            archived=archived)
+    listing = list_memories(ctx, store, branch=branch, this_branch=this_branch, archived=archived,
+                            all_stores=all_stores, limit=limit)
     if out.json_mode:
         out.json(listing.to_json())
         return
+    where = listing.store or "any store"
     if not listing.memories:
-        out.notice(f"no {'archived ' if archived else ''}memories in {listing.store}"
+        out.notice(f"no {'archived ' if archived else ''}memories in {where}"
                    + (f" on branch {listing.branch}" if listing.branch else ""))
         return
-    from ..ops.recall import snippet
+    if listing.total > len(listing.memories):
+        out.notice(f"the {len(listing.memories)} newest of {listing.total} memories (--limit)")
+    from ..textsafe import snippet
 
+    every = listing.store is None
     if out.rich:
-        rows = [(label_cell(m), esc(m.branch or ""), str(m.confidence or ""), m.updated_at[:10],
-                 esc(snippet(m, 60))) for m in listing.memories]
-        table(out, ("label", "branch", "conf", "updated", "snippet"), rows,
-              title=f"{esc(listing.store)} · {len(listing.memories)}")
+        from .render import Column
+
+        columns = [Column("store", "store", give=1, least=10)] if every else []
+        columns += [Column("label", "label", give=1, least=16), Column("branch", "branch", give=1, least=8),
+                    Column("conf", whole=True, right=True), Column("updated", "dim", whole=True),
+                    Column("snippet", give=2, least=0.4)]
+        rows = [([m.store] if every else []) + [label_text(m), m.branch or "", str(m.confidence or ""), m.updated_at[:10],
+                                                snippet(m.body, out.width)] for m in listing.memories]
+        count = f"{listing.total} {'memory' if listing.total == 1 else 'memories'}"
+        table(out, columns, rows, title=f"{where} · {count}")
         return
-    tsv(out, [(m.label, m.branch, m.confidence, m.updated_at, snippet(m, 60)) for m in listing.memories])
+    tsv(out, [([m.store] if every else []) + [m.label, m.branch, m.confidence, m.updated_at, snippet(m.body, 60)]
+              for m in listing.memories])
 
 
 @command("show", examples=[
@@ -166,12 +203,13 @@ def show(
         out.notice(notice)
     facts = _facts(memory)
     if out.rich:
-        from rich.markdown import Markdown
-
         from ..textsafe import visible
+        from .render import cut, items, paint
 
-        out.console.print(f"[dim]{esc(' · '.join(facts))}[/]")
-        out.console.print(Markdown(visible(memory.content)))
+        body = "\n".join(line.rstrip() for line in visible(memory.body).strip("\n").splitlines())
+        styled = [(facts[0], "store"), *((f, "branch" if f.startswith("branch ") else "dim") for f in facts[1:])]
+        head = [paint(out, cut(visible(memory.label, keep=""), out.width), "label"), *items(out, styled)]
+        out.stdout.write("\n".join(head) + "\n\n" + body + "\n")
         return
     out.line(memory.content)
     out.line()
@@ -246,7 +284,7 @@ def _pinned(ctx: Context, out: Output, label: str, pinned: bool, store: str | No
          json="stores (name, memories, last_update); with --drop: dropped")
 def stores(
     ctx: Context, out: Output, *,
-    drop: Annotated[Optional[str], Option("--drop", metavar="STORE",
+    drop: Annotated[str | None, Option("--drop", metavar="STORE", complete="stores",
                                           help="Remove this store, which must be empty, from the list.")] = None,
     as_json: Json = False,
 ) -> None:
@@ -266,16 +304,26 @@ def stores(
         out.json({"stores": [s.public() for s in found]})
         return
     if out.rich:
-        table(out, ("store", "memories", "last update"),
-              [(f"[bold]{esc(s.name)}[/]", str(s.memories), s.last_update or "") for s in found])
+        from .render import Column
+
+        table(out, [Column("store", "store", give=1, least=12), Column("memories", whole=True, right=True),
+                    Column("last update", "dim", whole=True)],
+              [(s.name, str(s.memories), s.last_update or "") for s in found])
         return
     tsv(out, [(s.name, s.memories, s.last_update or "-") for s in found])
 
 
 @command("reindex", examples=["thatch reindex", "thatch reindex --store acme/widget"],
          json="model, checked, embedded, changed_meanwhile")
-def reindex(ctx: Context, out: Output, *, store: Store = None, as_json: Json = False) -> None:
-    """Embed memories that have no vector, or one from a different model."""
+def reindex(
+    ctx: Context, out: Output, *,
+    store: Annotated[str | None, Option("--store", "-s", metavar="STORE",
+                                        help="Only this store (default: every store).")] = None,
+    as_json: Json = False,
+) -> None:
+    """Embed the memories of every store (or of --store) that have no vector, or one from a different model.
+
+    Memories whose vectors the configured model already ranks are left as they are, so running it again is cheap."""
     from ..ops.reindex import BATCH
     from ..ops.reindex import reindex as embed_all
     from .progress import STEP, ProgressBar

@@ -9,23 +9,45 @@ sequence to the terminal; JSON keeps the exact text.
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import IO, Any, Mapping
 
 from ..errors import ThatchError
 from ..textsafe import visible
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import IO, Any
+
 
 def wants_rich(stream: IO[str], env: Mapping[str, str]) -> bool:
-    """Tables on a terminal; NO_COLOR (https://no-color.org) only takes the
-    colour out of them (see Output.console)."""
+    """Tables on a terminal (not with TERM=dumb); NO_COLOR only takes the
+    colour out of them (wants_color)."""
     if env.get("TERM") == "dumb":
         return False
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def wants_color(stream: IO[str], env: Mapping[str, str]) -> bool:
+    """Colour on a terminal unless NO_COLOR is set and not empty (https://no-color.org)."""
+    return not env.get("NO_COLOR") and wants_rich(stream, env)
+
+
+def terminal_width(stream: IO[str], env: Mapping[str, str]) -> int:
+    """The terminal's width in columns: COLUMNS when set (as for ls and
+    less), else the window's, else 80."""
+    columns = env.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    import os
+
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
 
 
 class Output:
@@ -35,9 +57,19 @@ class Output:
         self.env = env
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
+        # A terminal gets tables (in colour unless NO_COLOR); pipes and TERM=dumb get tab-separated lines.
         self.rich = not json_mode and wants_rich(self.stdout, env)
+        self.color = self.rich and wants_color(self.stdout, env)
         self.rich_stderr = wants_rich(self.stderr, env)
         self._console = None
+        self._width: int | None = None
+
+    @property
+    def width(self) -> int:
+        """Columns a line on stdout may take."""
+        if self._width is None:
+            self._width = terminal_width(self.stdout, self.env)
+        return self._width
 
     @property
     def console(self):
@@ -45,13 +77,15 @@ class Output:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(file=self.stdout, highlight=False, no_color=bool(self.env.get("NO_COLOR")))
+            self._console = Console(file=self.stdout, highlight=False, no_color=not self.color)
         return self._console
 
     @staticmethod
     def dumps(payload: Any, *, compact: bool = False) -> str:
         """Exactly what json() writes (recall's --budget measures it): the
         exact data, with no character a terminal would act on (textsafe.json_safe)."""
+        import json  # only --json pays for it (json imports re)
+
         from ..textsafe import json_safe
 
         if compact:

@@ -26,7 +26,7 @@ from .. import validate
 from ..context import Context
 from .declare import Argument, Json, Option, command
 from .output import Output
-from .render import esc, label_cell, table
+from .render import Column, label_text, table
 
 # Shared with `search`, the original thatch's spelling of recall.
 Limit = Annotated[Optional[int], Option("--limit", "-n", metavar="N", show_default=False,
@@ -170,12 +170,15 @@ def _fit_plain(out: Output, blocks: list[str], weak_blocks: list[str], budget: i
 def _tables(out: Output, results: list, weak: list, outcome) -> None:
     from ..ops.recall import snippet
 
-    def rows(found, style: str = "bold"):
-        return [(f"{r.score:.2f}", esc(r.memory.store), label_cell(r.memory, style),
-                 esc(r.memory.branch or ""), esc(_by(r.memory) + snippet(r.memory, 80))) for r in found]
+    def rows(found, weak: bool = False):
+        cells = [(f"{r.score:.2f}", r.memory.store, label_text(r.memory), r.memory.branch or "",
+                  _by(r.memory) + snippet(r.memory, out.width)) for r in found]
+        return [[(cell, "dim") for cell in row] for row in cells] if weak else cells
 
-    columns = ("score", "store", "label", "branch", "snippet")
+    columns = [Column("score", "score", whole=True, right=True), Column("store", "store", give=1, least=10),
+               Column("label", "label", give=1, least=16), Column("branch", "branch", give=1, least=8),
+               Column("snippet", give=2, least=0.4)]
     if results:
         table(out, columns, rows(results))
     if weak:
-        table(out, columns, rows(weak, "dim"), title=_weak_header(outcome).strip().rstrip(":"))
+        table(out, columns, rows(weak, weak=True), title=_weak_header(outcome).strip().rstrip(":"))

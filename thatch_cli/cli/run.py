@@ -3,14 +3,17 @@ path and the fast path, and free of Typer itself."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from ..context import Context
 from ..errors import EXIT_INTERNAL, ThatchError, database_error, os_error
 from . import waiting
 from .output import Output
 
-Command = Callable[..., "int | None"]
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Command = Callable[..., "int | None"]
 
 
 def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:

@@ -9,18 +9,20 @@ from ..context import Context
 from ..textsafe import one_line, shell_word
 from .declare import Argument, Json, Option, Store, command
 from .output import Output
-from .render import esc, plural, table, tsv
+from .render import Column, plural, table, tsv
 
 
 @command("backup", examples=["thatch backup", "thatch backup ~/backups/thatch-$(date +%F).db"],
-         json="backup, database, bytes, memories, tables, verified")
+         json="backup, database, bytes, memories, tables, verified, removed (older backups removed: backup.keep)")
 def backup(
     ctx: Context, out: Output, *,
     path: Annotated[Optional[str], Argument(metavar="[PATH]", show_default=False,
                                             help="File or directory to write (default: beside the database).")] = None,
     as_json: Json = False,
 ) -> None:
-    """Copy the database to a verified backup file, while it stays in use (never overwrites a file)."""
+    """Copy the database to a verified backup file, while it stays in use (never overwrites a file).
+
+    Backups thatch names (beside the database, or in a folder given as PATH) keep the newest 10 (setting backup.keep): older ones are removed, and the output says which. A file you name is never removed."""
     from ..ops.backup import backup as copy
 
     outcome = copy(ctx, path)
@@ -30,11 +32,18 @@ def backup(
     memories = outcome.counts.get("entries") or 0
     out.line(f"Backed up {plural(memories, 'memory', 'memories')} to {outcome.path}"
              " (verified: integrity check and row counts)")
+    _removed(out, outcome.removed)
+
+
+def _removed(out: Output, removed) -> None:
+    if removed:
+        out.line(f"Removed {plural(len(removed), 'older backup', 'older backups')} (backup.keep):"
+                 f" {', '.join(p.name for p in removed)}")
 
 
 @command("restore", examples=["thatch restore ~/backups/thatch-2026-11-30.db"],
          json="database, restored_from, previous_backup, previous_verified, memories, tables, removed (triggers,"
-              " views and indexes left out), unknown_tables")
+              " views and indexes left out), unknown_tables, pruned (older before-restore copies removed: backup.keep)")
 def restore(
     ctx: Context, out: Output, *,
     path: Annotated[str, Argument(metavar="PATH", help="A backup file (from thatch backup).")],
@@ -58,6 +67,7 @@ def restore(
         how = "verified backup" if outcome.previous_verified else "byte-for-byte copy (it could not be read)"
         out.line(f"The database it replaced is kept as {outcome.previous} ({how});"
                  f" undo with: thatch restore {shell_word(str(outcome.previous))}")
+    _removed(out, outcome.pruned)
 
 
 @command("history", examples=['thatch history "Release process"', 'thatch history "Release process" --json'],
@@ -77,16 +87,29 @@ def history(
         out.json(found.to_json())
         return
     state = "forgotten" if found.current is None else f"current version updated {found.current.updated_at}"
-    out.line(f"{found.label} ({found.store}, slug {found.slug}): {state}")
+    if out.rich:
+        from .render import cut, items, paint
+
+        out.stdout.write("\n".join([paint(out, cut(one_line(found.label), out.width), "label"),
+                                    *items(out, [(found.store, "store"), (f"slug {found.slug}", "dim"),
+                                                 (state, "warn" if found.current is None else "dim")])]) + "\n")
+    else:
+        out.line(f"{found.label} ({found.store}, slug {found.slug}): {state}")
     if not found.versions:
         out.line("No earlier versions kept.")
         return
-    rows = [(str(v.number), v.recorded_at, ", ".join(v.changes), one_line(v.memory.label),
-             one_line(v.memory.body)[:60]) for v in reversed(found.versions)]
     if out.rich:
-        table(out, ("version", "replaced at", "then", "label", "text"), [tuple(esc(c) for c in r) for r in rows])
+        from ..textsafe import snippet
+
+        # Timestamps stay whole; what changed, the label and the text give way, cut on words.
+        table(out, [Column("version", whole=True, right=True), Column("replaced at", "dim", whole=True),
+                    Column("then", give=1, least=10), Column("label", "label", give=1, least=16),
+                    Column("text", give=2, least=0.35)],
+              [(str(v.number), v.recorded_at, ", ".join(v.changes), one_line(v.memory.label),
+                snippet(v.memory.body, out.width)) for v in reversed(found.versions)])
     else:
-        tsv(out, rows)
+        tsv(out, [(str(v.number), v.recorded_at, ", ".join(v.changes), one_line(v.memory.label),
+                   one_line(v.memory.body)[:60]) for v in reversed(found.versions)])
     hint = f"thatch restore-memory {shell_word(found.label)}" + (f" --store {shell_word(found.store)}"
                                                                if store else "")
     out.notice(f"bring one back with: {hint} --version N")

@@ -22,7 +22,7 @@ ALL = "all"
 def search(
     ctx: Context, out: Output, *,
     query: Annotated[str, Argument(metavar="QUERY", help="What you are looking for, in your own words.")],
-    where: Annotated[Optional[str], Argument(metavar="STORE", show_default=False,
+    where: Annotated[Optional[str], Argument(metavar="STORE", show_default=False, complete="stores",
                                              help="Search only this store, or every store with 'all'"
                                                   " (default: the detected store plus global).")] = None,
     limit: Limit = None,

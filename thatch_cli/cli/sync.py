@@ -11,7 +11,7 @@ from ..errors import EXIT_ATTENTION, InvalidInput, ThatchError
 from ..ops.sync_setup import ACTIONS
 from .declare import BRIEF, Argument, Json, Label, Option, Store, command
 from .output import Output
-from .render import esc, table, tsv
+from .render import table, tsv
 
 
 @command("sync", examples=[
@@ -228,9 +228,12 @@ def _review(ctx: Context, out: Output, accept: list[str], accept_all: bool) -> i
     from ..ops.recall import snippet
 
     if out.rich:
-        table(out, ("label", "author", "updated", "snippet"),
-              [(f"[bold]{esc(m.label)}[/]", esc(m.author or ""), m.updated_at[:10], esc(snippet(m, 60)))
-               for m in outcome.incoming], title=f"awaiting review in {esc(outcome.store)}")
+        from .render import Column
+
+        table(out, [Column("label", "label", give=1, least=16), Column("author", give=1, least=10),
+                    Column("updated", "dim", whole=True), Column("snippet", give=2, least=0.4)],
+              [(m.label, m.author or "", m.updated_at[:10], snippet(m, out.width)) for m in outcome.incoming],
+              title=f"awaiting review in {outcome.store}")
     else:
         tsv(out, [(m.label, m.author or "", m.updated_at, snippet(m, 60)) for m in outcome.incoming])
     out.notice("read one with thatch show LABEL; accept with thatch sync --review --accept LABEL (or --accept-all)")

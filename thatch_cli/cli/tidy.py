@@ -13,7 +13,7 @@ from ..ops.hygiene import DEFAULT_STALE_DAYS
 from ..textsafe import shell_word
 from .declare import Json, Option, Store, command
 from .output import Output
-from .render import esc, plural, section, table
+from .render import Column, plural, section, table
 
 MEMBERS_SHOWN = 10
 
@@ -51,14 +51,17 @@ def hygiene(
     if report.stale:
         section(out, f"Stale: no update or recall for {report.stale_days} days")
         if out.rich:
-            table(out, ("label", "branch", "last activity", "idle days"),
-                  [(esc(s.memory.label), esc(s.memory.branch or ""), s.last_activity[:10], str(s.idle_days))
+            table(out, [Column("label", "label", give=1, least=16), Column("branch", "branch", give=1),
+                        Column("last activity", "dim", whole=True), Column("idle days", whole=True, right=True)],
+                  [(s.memory.label, s.memory.branch or "", s.last_activity[:10], str(s.idle_days))
                    for s in report.stale])
         else:
             for s in report.stale:
                 branch = f" [{s.memory.branch}]" if s.memory.branch else ""
                 out.line(f"  {s.memory.label}{branch}  (idle {s.idle_days} days)")
-        out.line("  Archive what is history (remember --overwrite --archived) and forget what is wrong.")
+        example = shell_word(report.stale[0].memory.label)
+        out.line(f"  Keep what is history as record (thatch archive {example}), forget what is wrong"
+                 f" (thatch forget {example}).")
     if orphans.branches:
         section(out, "Orphaned branches: memories scoped to branches that no longer exist")
         for b in orphans.branches:
@@ -155,7 +158,9 @@ def _without_vector_notice(out: Output, count: int) -> None:
 
 def _pairs(out: Output, pairs) -> None:
     if out.rich:
-        table(out, ("score", "memory", "memory"), [(f"{p.score:.2f}", esc(p.a.label), esc(p.b.label)) for p in pairs])
+        table(out, [Column("score", "score", whole=True), Column("memory", "label", give=1, least=16),
+                    Column("memory", "label", give=1, least=16)],
+              [(f"{p.score:.2f}", p.a.label, p.b.label) for p in pairs])
         return
     for p in pairs:
         out.line(f"  {p.score:.2f}  {p.a.label}  <->  {p.b.label}")

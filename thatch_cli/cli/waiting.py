@@ -12,7 +12,10 @@ more than most waits worth showing would be.
 from __future__ import annotations
 
 import time
-from typing import IO
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from typing import IO
 
 DELAY = 0.5
 INTERVAL = 0.1
@@ -42,7 +45,7 @@ class Spinner:
         self._drawn = False
         self._thread = threading.Thread(target=self._run, name="thatch-spinner", daemon=True)
 
-    def __enter__(self) -> "Spinner":
+    def __enter__(self) -> Spinner:
         self._started = time.monotonic()
         self._thread.start()
         return self

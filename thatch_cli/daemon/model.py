@@ -43,8 +43,12 @@ class Model:
             from ..errors import ThatchError
 
             try:
+                from .memory import page_out_libraries
+
                 embedder = embedder_from_env(self.env)
-                probe = embedder.embed_query("dimension probe")  # loads and warms the model
+                int(embedder.dim)  # builds the model (imports, weights) without running it
+                page_out_libraries()  # set-up code leaves memory; the warm-up brings back what encoding uses
+                probe = embedder.embed_query("dimension probe")  # warms the model
                 self.embedder, self.dim = embedder, int(probe.shape[-1])
                 if embedder.name != self.name:
                     log(f"model reports name {embedder.name!r}, expected {self.name!r}")
@@ -55,6 +59,9 @@ class Model:
                 self.error = f"cannot load embedding model: {type(exc).__name__}: {exc}"
         finally:
             self.load_seconds = time.monotonic() - started
+            from .memory import trim
+
+            trim()  # loading allocates and frees far more than the model keeps
             self.ready.set()
         if self.error:
             log(f"model {self.name} unavailable: {self.error}")

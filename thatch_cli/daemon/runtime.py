@@ -248,7 +248,9 @@ def spawn(env: Mapping[str, str], rundir: str, *args: str) -> int:
     none of our other descriptors (a shell's command-substitution pipe must
     not stay open). Uses posix_spawn, so no fork of this process and no
     subprocess import. Returns the pid."""
-    child_env = dict(env)
+    from .memory import ARENAS
+
+    child_env = {**ARENAS, **env}  # fewer malloc arenas unless the user set otherwise (daemon/memory.py)
     child_env["THATCH_MODEL"] = model_source(env)  # a relative folder must survive cwd=/
     child_env.pop("THATCH_FASTPATH", None)
     log = os.path.join(rundir, LOG)

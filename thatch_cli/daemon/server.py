@@ -33,7 +33,7 @@ import time
 from typing import Mapping
 
 from .. import __version__
-from . import protocol, runtime
+from . import memory, protocol, runtime
 from .cache import StoreCache
 from .handlers import HANDLERS
 from .log import log
@@ -185,6 +185,8 @@ class Server:
                     protocol.send(conn, reply, data)
                 except OSError:
                     return  # the client left (e.g. a fire-and-forget notice)
+                finally:
+                    memory.trim()  # what the request allocated and freed goes back (daemon/memory.py)
                 if request.get("op") == "shutdown" and reply.get("stopping"):
                     return
         finally:

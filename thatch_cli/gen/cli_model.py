@@ -1,7 +1,7 @@
 """The Typer app as plain data: commands (nested groups as "a b"), their
 parameters and help. The one place that reads Typer/click internals.
 
-The fast path parses command lines against this data (cli/spec.json), so
+The fast path parses command lines against this data (cli/spec.py), so
 everything that decides what a command line means must be here. Anything
 Typer can express that the data cannot (an environment variable default, a
 callback, a prompt, a custom type, a counted flag ...) raises `Unmirrored`
@@ -78,6 +78,12 @@ def _choices(param) -> list[str] | None:
     return list(choices) if choices else None
 
 
+def _complete(param) -> str | None:
+    """What completion offers for the parameter's value, when declared (cli/declare.py)."""
+    info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None)
+    return getattr(info, "thatch_complete", None)
+
+
 def _param(param, where: str, *, last_argument: bool) -> dict[str, Any]:
     _check(param, where, last_argument=last_argument)
     type_name, low, high = _type(param, where)
@@ -102,6 +108,7 @@ def _param(param, where: str, *, last_argument: bool) -> dict[str, Any]:
         "hidden": bool(getattr(param, "hidden", False)),
         "metavar": param.metavar,
         "choices": _choices(param),
+        "complete": _complete(param),
         "help": getattr(param, "help", None) or "",
     }
 

@@ -74,7 +74,7 @@ FILES = [
                                             "variables override them."),
     ("$XDG_CONFIG_HOME/thatch/thatch.db", "The database (default ~/.config/thatch/thatch.db), shared with "
                                           "the original thatch. THATCH_DB moves it."),
-    ("$XDG_CACHE_HOME/thatch/repos.json", "Cache of each repository's store name, refreshed when its git "
+    ("$XDG_CACHE_HOME/thatch/repos.tsv", "Cache of each repository's store name, refreshed when its git "
                                           "config changes. Safe to delete."),
     ("$XDG_RUNTIME_DIR/thatch/", "Socket and pid file of the background model process."),
     ("$XDG_DATA_HOME/bash-completion/completions/thatch", "bash completion, from thatch completion install bash."),

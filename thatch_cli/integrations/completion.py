@@ -1,7 +1,7 @@
 """Installing the generated shell completion scripts where each shell looks.
 
 The script is rendered by the same generator that writes completions/ in
-the repository, from the CLI definitions exported in cli_spec.json, so what
+the repository, from the CLI definitions exported in cli/spec.py, so what
 is installed is exactly what was generated.
 """
 
@@ -55,24 +55,60 @@ def target(shell: str, env: Mapping[str, str]) -> Path:
     return config / "fish" / "completions" / "thatch.fish"
 
 
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _live(path: Path) -> str:
+    """A shell startup file's text without its comment lines (Debian's
+    /etc/bash.bashrc carries the bash-completion block commented out)."""
+    return "\n".join(line for line in _read(path).splitlines() if not line.lstrip().startswith("#"))
+
+
+def _sources_completion(path: Path) -> bool:
+    # The loader is .../bash_completion (or profile.d/bash_completion.sh); a line
+    # sourcing one script of a bash-completion/completions directory is not it.
+    return "bash_completion" in _live(path)
+
+
+def bash_completion_loaded(env: Mapping[str, str]) -> bool:
+    """Whether a new interactive bash loads bash-completion (whose loader
+    finds scripts in ~/.local/share/bash-completion/completions): the
+    user's ~/.bashrc or ~/.bash_profile, or the system's bashrc, sources it
+    (Fedora's /etc/bashrc through /etc/profile.d). A plain ~/.bashrc on a
+    system whose bashrc does not (macOS, Debian with a hand-written
+    ~/.bashrc) gets nothing."""
+    home = _home(env)
+    if any(_sources_completion(f) for f in (home / ".bashrc", home / ".bash_profile", Path("/etc/bash.bashrc"),
+                                            Path("/etc/bashrc"))):
+        return True
+    profile_d = Path("/etc/profile.d")
+    return "profile.d" in _live(Path("/etc/bashrc")) and profile_d.is_dir() and any(
+        _sources_completion(f) for f in profile_d.glob("*.sh"))
+
+
 def _notes(shell: str, path: Path, env: Mapping[str, str]) -> list[str]:
     home = _home(env)
     if shell == "bash":
-        if any(Path(p).is_file() for p in ("/usr/share/bash-completion/bash_completion",
-                                           "/usr/local/share/bash-completion/bash_completion",
-                                           "/opt/homebrew/share/bash-completion/bash_completion",
-                                           "/etc/bash_completion")):
+        if bash_completion_loaded(env):
             return ["bash-completion loads it in new shells."]
-        return [f"bash-completion was not found; install it, or add to ~/.bashrc: source {path}"]
+        bashrc = home / ".bashrc"
+        if f"source {path}" in _read(bashrc) or f". {path}" in _read(bashrc):
+            return [f"{bashrc} sources it: new shells have it."]
+        return [f"Nothing loads bash-completion here: add to {bashrc}: source {path}",
+                "Then start a new shell."]
     if shell == "zsh":
         zdot = Path(env.get("ZDOTDIR") or home)
-        try:
-            rc = (zdot / ".zshrc").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            rc = ""
+        rc = _read(zdot / ".zshrc")
         notes = []
         if ".zfunc" not in rc:
             notes.append(f"Add to {zdot / '.zshrc'}, before compinit runs: fpath=(~/.zfunc $fpath)")
+        if "compinit" not in rc:
+            notes.append(f"{zdot / '.zshrc'} does not start zsh's completion system; add after that line:"
+                         " autoload -Uz compinit && compinit")
         notes.append("Then start a new shell (if completion does not appear: rm -f ~/.zcompdump*; exec zsh).")
         return notes
     return ["fish loads it in new shells."]

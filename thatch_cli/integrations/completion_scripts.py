@@ -6,7 +6,7 @@ names come from the database through `thatch _complete KIND [--store S]`
 (thatch_cli/hot/complete.py), one value per line.
 
 `thatch completion install|show` renders them at run time from the
-exported CLI spec (thatch_cli/cli/spec.json); `python -m thatch_cli.gen
+exported CLI spec (thatch_cli/cli/spec.py); `python -m thatch_cli.gen
 completions` writes the same text to completions/ for packagers.
 """
 
@@ -271,6 +271,6 @@ RENDERERS = {"bash": bash, "zsh": zsh, "fish": fish}
 
 
 def render_all(definitions: dict) -> dict[str, str]:
-    """Every shell's script for the CLI `definitions` (cli/spec.json's data)."""
+    """Every shell's script for the CLI `definitions` (cli/spec.py's data)."""
     root = tree(definitions)
     return {shell: RENDERERS[shell](root) for shell in SHELLS}

@@ -1,6 +1,6 @@
 """The command tree the completion scripts are written from: commands,
 their options and arguments, and what each value completes to, built from
-the CLI definitions (the Typer app, or the same data as cli/spec.json)."""
+the CLI definitions (the Typer app, or the same data as cli/spec.py)."""
 
 from __future__ import annotations
 
@@ -58,8 +58,10 @@ def value_kind(param: dict) -> str:
     field it takes (store, label, branch: from_branch, label_a ...)."""
     if param["flag"]:
         return "flag"
-    if param.get("choices"):
+    if param.get("choices") or param.get("complete") in FIXED:
         return "choices"
+    if param.get("complete"):
+        return param["complete"]
     name = param["name"].lower().strip("_")
     for kind, completed in COMPLETED.items():  # a field `thatch _complete` offers (fields.py)
         if name.startswith(completed.name) or name.endswith(completed.name):
@@ -79,9 +81,22 @@ def summary(text: str) -> str:
 _CHOICE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 
 
+def _setting_keys() -> tuple[str, ...]:
+    from ..settings import SETTINGS
+
+    return tuple(SETTINGS)
+
+
+# Declared completions (cli/declare.py `complete=`) that are fixed lists, known when
+# the scripts are generated: `commands` is filled in by tree() from the tree itself.
+FIXED = {"settings": _setting_keys, "commands": lambda: ()}
+
+
 def choices(param: dict) -> tuple[str, ...]:
     """A parameter's fixed values, checked to need no quoting in any shell's list."""
     values = tuple(param.get("choices") or ())
+    if not values and param.get("complete") in FIXED:
+        values = FIXED[param["complete"]]()
     for value in values:
         if not _CHOICE.fullmatch(value):
             raise ValueError(f"choice {value!r} of {param['name']} needs quoting; use plain words")
@@ -98,7 +113,7 @@ def _metavar(param: dict) -> str:
 
 
 def tree(definitions: dict) -> Node:
-    """The command tree from CLI definitions: cli/spec.json's data, or the
+    """The command tree from CLI definitions: cli/spec.py's data, or the
     same read from the Typer app (gen/cli_model.py)."""
     root = Node("", "A local, git-aware memory store for coding agents.", [HELP_OPTION, VERSION_OPTION])
     groups = definitions["groups"]
@@ -129,4 +144,10 @@ def tree(definitions: dict) -> Node:
                 ))
         leaf.options.append(HELP_OPTION)
         node.children[words[-1]] = leaf
+    # `thatch help COMMAND` completes the commands themselves.
+    names = tuple(sorted(root.children))
+    for node in root.walk():
+        for argument in node.arguments:
+            if argument.kind == "choices" and not argument.choices and node.path == "help":
+                argument.choices = names
     return root

@@ -13,8 +13,10 @@ exported into a hook's environment) and ``core.worktree``.
 from __future__ import annotations
 
 import os
-from collections import namedtuple
-from pathlib import Path
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "GitLocation",
@@ -29,17 +31,53 @@ __all__ = [
 _HEADS = "refs/heads/"
 
 
-# A named tuple, not a dataclass or typing.NamedTuple: dataclasses pulls in
-# inspect (~5 ms) and typing ~2 ms, on paths that run at every prompt change.
-class GitLocation(namedtuple("GitLocation", "git_dir common_dir worktree")):
-    """Where a repository keeps its parts: git_dir, the per-worktree control
-    dir (HEAD, index); common_dir, the shared one (config, refs, objects);
-    worktree, the checkout's top level (None for a bare repository)."""
+class GitLocation:
+    """Where a repository's control files are. Kept as text, with Path views
+    built on first use: `thatch list` in a repository locates it on every
+    run, and pathlib costs a light command ~6 ms to import. Not a dataclass
+    (dataclasses pulls in inspect) nor a NamedTuple (typing)."""
 
-    __slots__ = ()
+    __slots__ = ("git_text", "common_text", "worktree_text")
+
+    def __init__(self, git_dir: str | os.PathLike, common_dir: str | os.PathLike,
+                 worktree: str | os.PathLike | None) -> None:
+        self.git_text = os.fspath(git_dir)  # per-worktree control dir (holds HEAD, index)
+        self.common_text = os.fspath(common_dir)  # shared control dir (holds config, refs, objects)
+        # checkout top level; None for a bare repository
+        self.worktree_text = os.fspath(worktree) if worktree is not None else None
+
+    @property
+    def git_dir(self) -> Path:
+        return _path(self.git_text)
+
+    @property
+    def common_dir(self) -> Path:
+        return _path(self.common_text)
+
+    @property
+    def worktree(self) -> Path | None:
+        return _path(self.worktree_text) if self.worktree_text is not None else None
+
+    def _key(self) -> tuple:
+        return (self.git_text, self.common_text, self.worktree_text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GitLocation) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"GitLocation(git_dir={self.git_text!r}, common_dir={self.common_text!r}, worktree={self.worktree_text!r})"
 
 
-def _read_text(path: Path) -> str | None:
+def _path(text: str) -> Path:
+    from pathlib import Path
+
+    return Path(text)
+
+
+def _read_text(path: str) -> str | None:
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as f:
             return f.read()
@@ -47,26 +85,26 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def _common_dir_of(git_dir: Path) -> Path:
-    text = _read_text(git_dir / "commondir")
+def _common_dir_of(git_dir: str) -> str:
+    text = _read_text(os.path.join(git_dir, "commondir"))
     if text is None or not text.strip():
         return git_dir
     # commondir is usually "../.." relative to .git/worktrees/<name>; resolve
     # it so every worktree of a repository yields the same cache key.
-    return Path(os.path.realpath(git_dir / text.strip()))
+    return os.path.realpath(os.path.join(git_dir, text.strip()))
 
 
-def _is_git_dir(path: Path) -> bool:
+def _is_git_dir(path: str) -> bool:
     # Same test git uses (HEAD plus an object store or a commondir pointer);
     # a stray empty ".git" directory must not capture the walk.
-    if not os.path.isfile(path / "HEAD"):
+    if not os.path.isfile(os.path.join(path, "HEAD")):
         return False
-    if os.path.isfile(path / "commondir"):
+    if os.path.isfile(os.path.join(path, "commondir")):
         return True
-    return os.path.isdir(path / "objects") and os.path.isdir(path / "refs")
+    return os.path.isdir(os.path.join(path, "objects")) and os.path.isdir(os.path.join(path, "refs"))
 
 
-def _from_gitfile(dot_git: Path) -> Path | None:
+def _from_gitfile(dot_git: str) -> str | None:
     text = _read_text(dot_git)
     if text is None:
         return None
@@ -76,20 +114,21 @@ def _from_gitfile(dot_git: Path) -> Path | None:
     target = first[len("gitdir:"):].strip()
     if not target:
         return None
-    # Path join keeps an absolute target as-is and anchors a relative one at
+    # A join keeps an absolute target as-is and anchors a relative one at
     # the directory holding the .git file, as git does.
-    return Path(os.path.realpath(dot_git.parent / target))
+    return os.path.realpath(os.path.join(os.path.dirname(dot_git), target))
 
 
-def locate(cwd: Path) -> GitLocation | None:
+def locate(cwd: str | os.PathLike) -> GitLocation | None:
     """Find the repository containing ``cwd`` by walking up to the root."""
     try:
-        here = Path(os.path.realpath(cwd))
+        here = os.path.realpath(cwd)
     except (OSError, ValueError):
         return None
-    for d in (here, *here.parents):
-        dot_git = d / ".git"
-        git_dir: Path | None = None
+    d = here
+    while True:
+        dot_git = os.path.join(d, ".git")
+        git_dir: str | None = None
         if os.path.isdir(dot_git):
             if _is_git_dir(dot_git):
                 git_dir = dot_git
@@ -103,11 +142,14 @@ def locate(cwd: Path) -> GitLocation | None:
         # checkout to report.
         if _is_git_dir(d):
             return GitLocation(d, _common_dir_of(d), None)
-    return None
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
 
 
 def _head(loc: GitLocation) -> str | None:
-    return _read_text(loc.git_dir / "HEAD")
+    return _read_text(os.path.join(loc.git_text, "HEAD"))
 
 
 def head_branch(loc: GitLocation) -> str | None:
@@ -136,7 +178,7 @@ def head_signature(loc: GitLocation) -> str:
     The git dir is part of it so that moving between two repositories (or
     worktrees) that both sit on ``main`` still counts as a change.
     """
-    return f"{loc.git_dir}\0{_head(loc) or ''}"
+    return f"{loc.git_text}\0{_head(loc) or ''}"
 
 
 def _valid_branch_name(name: str) -> bool:
@@ -149,7 +191,7 @@ def _valid_branch_name(name: str) -> bool:
 
 
 def _packed_heads(loc: GitLocation) -> list[str]:
-    text = _read_text(loc.common_dir / "packed-refs")
+    text = _read_text(os.path.join(loc.common_text, "packed-refs"))
     if not text:
         return []
     out = []
@@ -165,7 +207,7 @@ def _packed_heads(loc: GitLocation) -> list[str]:
 
 
 def _uses_reftable(loc: GitLocation) -> bool:
-    return os.path.isdir(loc.common_dir / "reftable")
+    return os.path.isdir(os.path.join(loc.common_text, "reftable"))
 
 
 def branch_exists(loc: GitLocation, name: str) -> bool:
@@ -178,7 +220,7 @@ def branch_exists(loc: GitLocation, name: str) -> bool:
         return False
     if _uses_reftable(loc):
         return True
-    if os.path.isfile(loc.common_dir / _HEADS / name):
+    if os.path.isfile(os.path.join(loc.common_text, _HEADS, name)):
         return True
     return name in _packed_heads(loc)
 
@@ -191,7 +233,7 @@ def local_branches(loc: GitLocation) -> set[str]:
     missing from this set as deleted.
     """
     names = set(_packed_heads(loc))
-    root = loc.common_dir / _HEADS
+    root = os.path.join(loc.common_text, _HEADS)
     for dirpath, _dirs, files in os.walk(root):
         rel = os.path.relpath(dirpath, root)
         for f in files:
@@ -209,7 +251,7 @@ def config_stamp(loc: GitLocation) -> tuple[int, int, int]:
     lands within the filesystem's timestamp granularity.
     """
     try:
-        st = os.stat(loc.common_dir / "config")
+        st = os.stat(os.path.join(loc.common_text, "config"))
     except OSError:
         return (0, -1, 0)
     return (st.st_mtime_ns, st.st_size, st.st_ino)

@@ -1,17 +1,20 @@
 """Store identity (``owner/repo``) for the repository around a directory.
 
 dulwich is imported inside functions only: ``resolve_store`` is called from
-hot paths and must stay dulwich-free when its cache answers.
+hot paths and light commands (`thatch list` in a repository), and must stay
+dulwich-free when its cache answers; it also stays free of pathlib, json
+and re then (a few milliseconds each).
 """
 
 from __future__ import annotations
 
 import os
-import re
-from pathlib import Path
 
-from ..files import read_json_object, write_json_cache
 from . import gitfs
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    pass
 
 __all__ = [
     "parse_remote_url",
@@ -22,12 +25,17 @@ __all__ = [
 
 UNKNOWN = "unknown"
 
-# git's own rule for "is this scp-like": a colon before any slash. The host
-# may be a bracketed IPv6 literal.
-_SCP = re.compile(r"^(?:[^@/]+@)?(\[[^\]/]+\]|[^/:\[\]]+):(.*)$")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")
-# "<helper>::<address>" selects a git remote helper; the address follows.
-_HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::(?!/)")
+def _patterns():
+    """(scp-like, scheme, remote helper) patterns, compiled on a cache miss only."""
+    import re
+
+    # git's own rule for "is this scp-like": a colon before any slash. The host
+    # may be a bracketed IPv6 literal.
+    scp = re.compile(r"^(?:[^@/]+@)?(\[[^\]/]+\]|[^/:\[\]]+):(.*)$")
+    scheme = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")
+    # "<helper>::<address>" selects a git remote helper; the address follows.
+    helper = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::(?!/)")
+    return scp, scheme, helper
 
 
 def _owner_repo(path: str) -> str | None:
@@ -51,7 +59,8 @@ def parse_remote_url(url: str) -> str | None:
     """
     if not isinstance(url, str):
         return None
-    url = _HELPER.sub("", url.strip(), count=1)
+    scp, scheme, helper = _patterns()
+    url = helper.sub("", url.strip(), count=1)
     if not url:
         return None
     if "://" in url:
@@ -61,14 +70,14 @@ def parse_remote_url(url: str) -> str | None:
             parts = urlsplit(url)
         except ValueError:  # e.g. an unbalanced IPv6 bracket
             return None
-        if not _SCHEME.match(parts.scheme) or parts.scheme.lower() == "file":
+        if not scheme.match(parts.scheme) or parts.scheme.lower() == "file":
             return None
         if not parts.netloc:
             return None
         return _owner_repo(unquote(parts.path))
     if url.startswith(("/", "./", "../", "~", "\\")):
         return None
-    m = _SCP.match(url)
+    m = scp.match(url)
     if m is None:
         return None  # a relative local path, or garbage
     host, path = m.groups()
@@ -77,28 +86,29 @@ def parse_remote_url(url: str) -> str | None:
     return _owner_repo(path)
 
 
-def _repo_name(common_dir: Path) -> str | None:
+def _repo_name(common_dir: str | os.PathLike) -> str | None:
     # "<main>/.git" names the main checkout, so every linked worktree maps to
     # the main repository's name; a bare "foo.git" names itself.
-    name = common_dir.name
+    common = os.fspath(common_dir).rstrip(os.sep) or os.sep
+    name = os.path.basename(common)
     if name == ".git":
-        name = common_dir.parent.name
+        name = os.path.basename(os.path.dirname(common))
     elif name.endswith(".git"):
         name = name[: -len(".git")]
     return name or None
 
 
-def _dir_name(cwd: Path) -> str:
+def _dir_name(cwd: str | os.PathLike) -> str:
     try:
-        return Path(os.path.realpath(cwd)).name or UNKNOWN
+        return os.path.basename(os.path.realpath(cwd)) or UNKNOWN
     except (OSError, ValueError):
         return UNKNOWN
 
 
-def detect_store(cwd: Path) -> str:
+def detect_store(cwd: str | os.PathLike) -> str:
     """origin's ``owner/repo``, else the main checkout's name, else the
     directory's name, else ``"unknown"``. Never raises."""
-    common: Path | None = None
+    common: str | None = None
     try:
         from dulwich.repo import Repo
 
@@ -106,7 +116,7 @@ def detect_store(cwd: Path) -> str:
         try:
             # For a linked worktree dulwich reports e.g.
             # "<main>/.git/worktrees/wt/../.."; normalise before naming.
-            common = Path(os.path.realpath(repo.commondir()))
+            common = os.path.realpath(repo.commondir())
             # get_config() reads <commondir>/config, where remotes live, and
             # only that file: url.insteadOf in global config is not applied.
             url = repo.get_config().get((b"remote", b"origin"), b"url")
@@ -121,7 +131,7 @@ def detect_store(cwd: Path) -> str:
         pass
     if common is None:
         loc = gitfs.locate(cwd)
-        common = loc.common_dir if loc else None
+        common = loc.common_text if loc else None
     if common is not None:
         name = _repo_name(common)
         if name:
@@ -130,49 +140,70 @@ def detect_store(cwd: Path) -> str:
 
 
 class IdentityCache:
-    """``common_dir -> store`` map in a small JSON file, keyed on the
-    repository config's stamp so a remote change invalidates its entry.
+    """``common_dir -> store`` map in a small text file, keyed on the
+    repository config's stamp so a remote change invalidates its entry: a
+    header line, then one entry per line, `key TAB mtime_ns TAB size TAB
+    inode TAB store`, oldest first. Text rather than JSON: reading it is the
+    whole cost of knowing the store in a repository, and `json` would import
+    `re`. A key or store holding a tab or a line break is never cached.
 
     Every failure degrades to a miss (read) or a no-op (write): the cache is
     an optimisation and must never break the command using it.
     """
 
-    VERSION = 1
+    HEADER = "thatch repository identities 2"
     MAX_ENTRIES = 256  # bounds the file; oldest-written entries go first
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = os.fspath(path)
 
-    def _load(self) -> dict[str, dict]:
-        data = read_json_object(self.path)
-        if data.get("version") != self.VERSION:
+    def _load(self) -> dict[str, tuple[tuple[int, ...], str]]:
+        try:
+            with open(self.path, encoding="utf-8", errors="surrogateescape") as fh:
+                lines = fh.read().split("\n")
+        except (OSError, ValueError):
             return {}
-        entries = data.get("entries")
-        return entries if isinstance(entries, dict) else {}
+        if not lines or lines[0] != self.HEADER:
+            return {}
+        entries: dict[str, tuple[tuple[int, ...], str]] = {}
+        for line in lines[1:]:
+            fields = line.split("\t")
+            if len(fields) != 5 or not fields[4]:
+                continue
+            try:
+                stamp = (int(fields[1]), int(fields[2]), int(fields[3]))
+            except ValueError:
+                continue
+            entries[fields[0]] = (stamp, fields[4])
+        return entries
 
     def get(self, key: str, stamp: tuple) -> str | None:
         entry = self._load().get(key)
-        if not isinstance(entry, dict) or entry.get("stamp") != list(stamp):
+        if entry is None or entry[0] != tuple(stamp):
             return None
-        store = entry.get("store")
-        return store if isinstance(store, str) and store else None
+        return entry[1]
 
     def put(self, key: str, stamp: tuple, store: str) -> None:
+        if any(ch in text for text in (key, store) for ch in "\t\n\r"):
+            return
         entries = self._load()
         entries.pop(key, None)  # re-insert so it counts as newest
-        entries[key] = {"stamp": list(stamp), "store": store}
+        entries[key] = (tuple(stamp), store)
         while len(entries) > self.MAX_ENTRIES:
             del entries[next(iter(entries))]
-        write_json_cache(self.path, {"version": self.VERSION, "entries": entries})
+        lines = [self.HEADER] + [f"{k}\t{s[0]}\t{s[1]}\t{s[2]}\t{v}" for k, (s, v) in entries.items()]
+        from ..files import write_cache  # a miss pays for the atomic write
+
+        write_cache(self.path, "\n".join(lines) + "\n")
 
 
-def resolve_store(cwd: Path, cache_path: Path | None) -> str:
+def resolve_store(cwd: str | os.PathLike, cache_path: str | os.PathLike | None) -> str:
     """Store for ``cwd``, answered from the cache at ``cache_path`` when the
     repository's config is unchanged (no dulwich import on that path)."""
     loc = gitfs.locate(cwd)
     if loc is None:
         return _dir_name(cwd)
-    key = str(loc.common_dir)
+    key = loc.common_text
     stamp = gitfs.config_stamp(loc)
     cache = IdentityCache(cache_path) if cache_path is not None else None
     if cache is not None:

@@ -10,33 +10,63 @@ use it.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from .. import paths
-from . import gitfs
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from . import gitfs
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from typing import Any, Iterable, Mapping
 
 GLOBAL = "global"
+_UNSET = object()
 
 
 class Place:
-    """The store and branch of a directory. The detected identity is worked
-    out only when asked for: with THATCH_STORE set, most commands never need it."""
+    """The store and branch of a directory, each worked out when first asked
+    for: with THATCH_STORE set, a command that needs only the store never
+    reads the repository (nor imports pathlib for it)."""
 
-    __slots__ = ("store", "overridden", "repo", "branch", "_env", "_cwd", "_detected")
+    __slots__ = ("_branch", "_cwd", "_detected", "_env", "_override", "_repo", "overridden")
 
-    def __init__(self, env: Mapping[str, str], cwd: Path) -> None:
-        override = (env.get("THATCH_STORE") or "").strip()
+    def __init__(self, env: Mapping[str, str], cwd: str | os.PathLike) -> None:
+        self._override = (env.get("THATCH_STORE") or "").strip()
         self._env, self._cwd = env, cwd
         self._detected: str | None = None
-        self.repo = gitfs.locate(cwd)  # the repository around the directory
-        # HEAD's branch, unborn included; None when detached or outside a repository
-        self.branch = gitfs.head_branch(self.repo) if self.repo is not None else None
-        self.overridden = bool(override)  # THATCH_STORE is set
-        self.store = override or self.detected  # THATCH_STORE when set, else the detected store
+        self._repo: Any = _UNSET
+        self._branch: Any = _UNSET
+        self.overridden = bool(self._override)  # THATCH_STORE is set
+
+    @property
+    def store(self) -> str:
+        """THATCH_STORE when set, else the detected store."""
+        return self._override or self.detected
+
+    @property
+    def repo(self) -> gitfs.GitLocation | None:
+        """The repository around the directory."""
+        if self._repo is _UNSET:
+            from . import gitfs
+
+            self._repo = gitfs.locate(self._cwd)
+        return self._repo
+
+    @property
+    def branch(self) -> str | None:
+        """HEAD's branch, unborn included; None when detached or outside a repository."""
+        if self._branch is _UNSET:
+            from . import gitfs
+
+            repo = self.repo
+            self._branch = gitfs.head_branch(repo) if repo is not None else None
+        return self._branch
 
     @property
     def detected(self) -> str:
@@ -49,15 +79,15 @@ class Place:
         return f"Place(store={self.store!r}, branch={self.branch!r}, repo={self.repo!r})"
 
 
-def detected_store(env: Mapping[str, str], cwd: Path) -> str:
+def detected_store(env: Mapping[str, str], cwd: str | os.PathLike) -> str:
     """The repository's identity (owner/repo, else its name, else the
     directory's), from the per-repository cache when its config is unchanged."""
     from .identity import resolve_store
 
-    return resolve_store(cwd, paths.cache_dir(env) / "repos.json")
+    return resolve_store(cwd, paths.cache_file(env, "repos.tsv"))
 
 
-def here(env: Mapping[str, str], cwd: Path) -> Place:
+def here(env: Mapping[str, str], cwd: str | os.PathLike) -> Place:
     return Place(env, cwd)
 
 
@@ -76,6 +106,8 @@ def belongs(place: Place, store: str) -> bool:
 def local_branches(repo: gitfs.GitLocation) -> set[str]:
     """Every local branch, loose and packed, plus the branch HEAD names even
     before its first commit: an unborn branch is not a deleted one."""
+    from . import gitfs
+
     names = gitfs.local_branches(repo)
     head = gitfs.head_branch(repo)
     if head:
@@ -90,6 +122,8 @@ def orphaned(place: Place, branches: Iterable[str]) -> list[str]:
     cannot read, such as a reftable)."""
     if place.repo is None:
         return []
+    from . import gitfs
+
     local = local_branches(place.repo)
     return [b for b in branches if b not in local and not gitfs.branch_exists(place.repo, b)]
 
@@ -115,6 +149,8 @@ def project_dir(env: Mapping[str, str], payload: Mapping[str, Any] | None = None
     Code, Codex) or first workspace root (Cursor), else the host's project
     variable (Cursor's first: Cursor sets CLAUDE_PROJECT_DIR too, as an
     alias), else here. The agent hooks and the MCP server ask this per call."""
+    from pathlib import Path
+
     payload = payload or {}
     roots = payload.get("workspace_roots")
     candidates = [payload.get("cwd"), roots[0] if isinstance(roots, list) and roots else None,

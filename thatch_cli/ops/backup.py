@@ -26,14 +26,23 @@ def _existing_db(ctx: Context) -> Path:
 
 
 class BackupOutcome:
-    __slots__ = ("database", "path", "counts")
+    __slots__ = ("database", "path", "counts", "removed")
 
-    def __init__(self, database: Path, path: Path, counts: dict[str, int | None]) -> None:
+    def __init__(self, database: Path, path: Path, counts: dict[str, int | None],
+                 removed: list[Path] | None = None) -> None:
         self.database, self.path, self.counts = database, path, counts
+        self.removed = removed or []  # older backups past backup.keep
 
     def to_json(self) -> dict[str, Any]:
         return {"backup": str(self.path), "database": str(self.database), "bytes": self.path.stat().st_size,
-                "memories": self.counts.get("entries"), "tables": self.counts, "verified": True}
+                "memories": self.counts.get("entries"), "tables": self.counts, "verified": True,
+                "removed": [str(p) for p in self.removed]}
+
+
+def _prune(ctx: Context, made: Path, db: Path, tag: str) -> list[Path]:
+    """Keep the newest backup.keep backups of this kind beside `made`
+    (thatch's names only; a file you named is never removed)."""
+    return copies.prune(made.parent, db.name, tag, ctx.setting("backup.keep"), protect=made)
 
 
 def _target(ctx: Context, db: Path, path: str | None) -> Path:
@@ -55,28 +64,33 @@ def backup(ctx: Context, path: str | None = None) -> BackupOutcome:
     time) with VACUUM INTO while other processes keep using it, and verify
     the copy (integrity check, row counts). Nothing is migrated."""
     db = _existing_db(ctx)
+    ctx.setting("backup.keep")  # a broken setting fails before the copy, not after
     target = _target(ctx, db, path)
     try:
         counts = copies.copy_verified(db, target)
     except copies.BackupFailed as exc:
         raise DatabaseError(f"backup failed: {exc}") from None
-    return BackupOutcome(db, target, counts)
+    return BackupOutcome(db, target, counts, _prune(ctx, target, db, ""))
 
 
 class RestoreOutcome:
-    __slots__ = ("database", "source", "previous", "previous_verified", "counts", "removed", "unknown_tables")
+    __slots__ = ("database", "source", "previous", "previous_verified", "counts", "removed", "unknown_tables",
+                 "pruned")
 
     def __init__(self, database: Path, source: Path, previous: Path | None, previous_verified: bool,
-                 counts: dict[str, int | None], removed: list[str], unknown_tables: list[str]) -> None:
+                 counts: dict[str, int | None], removed: list[str], unknown_tables: list[str],
+                 pruned: list[Path] | None = None) -> None:
         self.database, self.source, self.previous = database, source, previous
         self.previous_verified, self.counts = previous_verified, counts
         self.removed, self.unknown_tables = removed, unknown_tables
+        self.pruned = pruned or []  # older before-restore copies past backup.keep
 
     def to_json(self) -> dict[str, Any]:
         return {"database": str(self.database), "restored_from": str(self.source),
                 "previous_backup": str(self.previous) if self.previous else None,
                 "previous_verified": self.previous_verified, "memories": self.counts.get("entries"),
-                "tables": self.counts, "removed": self.removed, "unknown_tables": self.unknown_tables}
+                "tables": self.counts, "removed": self.removed, "unknown_tables": self.unknown_tables,
+                "pruned": [str(p) for p in self.pruned]}
 
 
 def _check_backup(path: Path) -> dict[str, int | None]:
@@ -101,6 +115,7 @@ def restore(ctx: Context, path: str) -> RestoreOutcome:
     views and indexes neither thatch nor the original defines are left out
     (storage/foreign.py) and named."""
     source = Path(path).expanduser()
+    ctx.setting("backup.keep")  # a broken setting fails before anything changes
     counts = _check_backup(source)
     db = ctx.db_path
     if db.exists() and db.resolve() == source.resolve():
@@ -144,5 +159,6 @@ def _restore(ctx: Context, db: Path, source: Path, counts: dict[str, int | None]
     except (copies.BackupFailed, sqlite3.Error, OSError) as exc:
         kept = f"; the previous database was kept as {previous}" if previous else ""
         raise DatabaseError(f"restore failed: {exc}{kept}") from None
-    return RestoreOutcome(db, source, previous, verified, counts, [], [])
+    pruned = _prune(ctx, previous, db, "before-restore") if previous is not None else []
+    return RestoreOutcome(db, source, previous, verified, counts, [], [], pruned)
 

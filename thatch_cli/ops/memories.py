@@ -8,30 +8,49 @@ engine, imported when it runs)."""
 from __future__ import annotations
 
 from .. import validate
-from ..context import Context
 from ..errors import InvalidInput, ModelUnavailable
-from ..records import Memory, StoreSummary
-from ..storage import maintenance
 from .scope import GLOBAL, branch_choice, existing, lookup, target
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..records import Memory, StoreSummary
 
 
 class Listing:
-    __slots__ = ("store", "memories", "branch")
+    """The memories of one store (`store`), or of every store (`store` None),
+    newest first; `total` counts them all when `limit` left some out."""
 
-    def __init__(self, store: str, memories: list[Memory], branch: str | None = None) -> None:
+    __slots__ = ("store", "memories", "branch", "total")
+
+    def __init__(self, store: str | None, memories: list[Memory], branch: str | None = None,
+                 total: int | None = None) -> None:
         self.store, self.memories, self.branch = store, memories, branch
+        self.total = len(memories) if total is None else total
 
     def to_json(self) -> dict:
-        return {"store": self.store, "memories": [m.brief() for m in self.memories]}
+        return {"store": self.store, "memories": [m.brief() for m in self.memories], "total": self.total}
+
+
+# --limit's ceiling for list: a listing is read from SQLite, not ranked, so far above recall's.
+MAX_LISTED = 1_000_000
 
 
 def list_memories(ctx: Context, store: str | None = None, *, branch: str | None = None,
-                  this_branch: bool = False, archived: bool = False) -> Listing:
-    """A store's memories, pinned ones first, each part newest first."""
-    name = target(ctx, store)
+                  this_branch: bool = False, archived: bool = False, all_stores: bool = False,
+                  limit: int | None = None) -> Listing:
+    """A store's memories (--store, else the detected store), or every
+    store's with `all_stores`: pinned ones first, each part newest first; at
+    most `limit` of them."""
+    validate.one_of(**{"--store": store, "--all-stores": all_stores})
+    if limit is not None:
+        validate.limit(limit, MAX_LISTED)
+    name = None if all_stores else target(ctx, store)
     branch = branch_choice(ctx, branch, this_branch)
-    memories = ctx.db().list([name], branch=branch, archived=archived)
-    return Listing(name, sorted(memories, key=lambda m: not m.pinned), branch)
+    db, stores = ctx.db(), None if name is None else [name]
+    found = db.list(stores, branch=branch, archived=archived, newest_first=True, pinned_first=True, limit=limit)
+    more = limit is not None and len(found) == limit
+    return Listing(name, found, branch, db.list_count(stores, branch=branch, archived=archived) if more else None)
 
 
 def show(ctx: Context, label: str, store: str | None = None) -> Memory:
@@ -63,6 +82,8 @@ def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None
     detected store: archive it (kept as record, left out of recall) or
     restore it, pin it (listed first, always in the agents' session-start
     reminder) or unpin it. Doing it twice changes nothing."""
+    from ..storage import maintenance
+
     memory = lookup(ctx, label, store, fallback=False)
     changed = maintenance.set_flag(ctx.db(), memory.store, memory.slug, name, value)
     setattr(memory, name, value)
@@ -72,7 +93,7 @@ def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None
 class Rewritten:
     """A memory after `rename` or `edit`: `status` is renamed, updated or unchanged."""
 
-    __slots__ = ("status", "memory", "old_label", "old_slug", "notice")
+    __slots__ = ("memory", "notice", "old_label", "old_slug", "status")
 
     def __init__(self, status: str, memory: Memory, old_label: str, old_slug: str, notice: str | None = None) -> None:
         self.status, self.memory, self.old_label, self.old_slug, self.notice = status, memory, old_label, old_slug, notice
@@ -111,6 +132,7 @@ def _rewrite(ctx: Context, status: str, memory: Memory, label: str, body: str, *
     """The stored text changes (its heading is the label), so it is embedded
     again, or left without a vector, with a notice, when no model loads."""
     from ..slugs import passage_text, slugify
+    from ..storage import maintenance
 
     db, slug = ctx.db(), slugify(label)
     if slug != memory.slug:
@@ -133,6 +155,8 @@ def stores(ctx: Context) -> list[StoreSummary]:
 
 def drop_store(ctx: Context, name: str) -> str:
     """Remove an empty store from `stores`; refused while it holds memories."""
+    from ..storage import maintenance
+
     name = existing(ctx, name)
     if name == GLOBAL:
         raise InvalidInput("the global store is always there; it cannot be dropped")

@@ -35,14 +35,10 @@ SNIPPET_CHARS = 100
 
 
 def snippet(memory: Memory, width: int = SNIPPET_CHARS) -> str:
-    """The body on one line, cut to `width` characters (only its start is
-    read: a listing of 10,000 memories must not split 10,000 whole texts)."""
-    body = memory.body
-    head = body[: 4 * width + 1]
-    text = " ".join(head.split())
-    if len(text) < width and len(head) < len(body):  # mostly whitespace so far: say there is more
-        return text + "…"
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+    """The body on one line, cut to `width` characters (textsafe.snippet)."""
+    from ..textsafe import snippet as cut
+
+    return cut(memory.body, width)
 
 
 def _round(value: float | None) -> float | None:

@@ -9,13 +9,14 @@ embedding in-process, and an unloadable model saves without a vector.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .. import validate
 from ..context import Context
-from ..errors import InvalidInput, ModelUnavailable
+from ..errors import InvalidInput, ModelUnavailable, NotFound
 from ..records import Memory
 from ..slugs import derive_label, passage_text, slugify
-from .scope import branch_choice, target
+from .scope import GLOBAL, branch_choice, target
 
 MAX_DUPLICATE_WARNINGS = 3
 
@@ -71,6 +72,18 @@ def resolve_label(label: str | None, content: str) -> tuple[str, str]:
     return validate.label(label), content
 
 
+def _check_new_store(ctx: Context, name: str, near_store: Callable[[str, list[str]], bool]) -> None:
+    db = ctx.db()
+    if name == GLOBAL or db.store_exists(name):
+        return
+    from ..suggest import did_you_mean, typo_of
+
+    found = typo_of(name, db.store_names())
+    if found and not near_store(name, found):
+        raise NotFound(f"no store named {name!r}{did_you_mean(found)} (nothing saved; --create makes a new store"
+                       " of that name)", store=name, suggestions=found)
+
+
 def remember(
     ctx: Context,
     content: str,
@@ -84,14 +97,21 @@ def remember(
     archived: bool | None = None,
     pin: bool = False,
     private: bool = False,
+    near_store: Callable[[str, list[str]], bool] | None = None,
 ) -> SaveOutcome:
     """Save a memory; `pin` pins it (a memory saved again without it keeps its
-    pin); `private` keeps it out of thatch sync (a private memory stays so)."""
+    pin); `private` keeps it out of thatch sync (a private memory stays so).
+    A --store that does not exist is created, except that when `near_store`
+    is given and the name is close to an existing store's (a typo, most
+    likely), it is asked (name, closest names) and the save is refused
+    (NotFound, with a did-you-mean) unless it answers True."""
     content = validate.content(content)
     confidence = validate.confidence(confidence)
     label, body = resolve_label(label, content)
     branch = branch_choice(ctx, branch, this_branch)
     store_name = target(ctx, store, create=True)
+    if store is not None and near_store is not None:
+        _check_new_store(ctx, store_name, near_store)
     text = passage_text(label, body)
     now = ctx.now()
     memory = Memory(

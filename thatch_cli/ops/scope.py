@@ -8,11 +8,14 @@ may be empty: a repository without memories yet is not a mistake."""
 from __future__ import annotations
 
 from .. import validate
-from ..context import Context
 from ..errors import InvalidInput, NotFound
 from ..location.scope import GLOBAL, default_scope
-from ..records import Memory
 from ..slugs import slugify
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..records import Memory
 
 
 def existing(ctx: Context, store: str) -> str:

@@ -53,6 +53,45 @@ def sibling(db_path: Path, tag: str, when: str) -> Path:
     return candidate
 
 
+def kept(directory: Path, db_name: str) -> list[tuple[str, str, Path]]:
+    """The backups sibling() named in `directory` for the database file
+    `db_name`, newest first: (kind, stamp, path), kind "" for `thatch
+    backup`'s, else its tag (before-restore, before-schema-4 ...)."""
+    import re
+
+    pattern = re.compile(re.escape(db_name) + r"\.(?:([a-z0-9-]+)\.)?(\d{8}T\d{6}Z)(?:-(\d+))?\.bak")
+    found = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    for name in names:
+        match = pattern.fullmatch(name)
+        path = directory / name
+        if match and not path.is_symlink() and path.is_file():
+            found.append(((match.group(2), int(match.group(3) or 0)), match.group(1) or "", path))
+    found.sort(key=lambda item: item[0], reverse=True)
+    return [(kind, order[0], path) for order, kind, path in found]
+
+
+def prune(directory: Path, db_name: str, tag: str, keep: int, *, protect: Path) -> list[Path]:
+    """Remove all but the newest `keep` backups of one kind that sibling()
+    named in `directory` (with the write-ahead log a raw copy may have
+    beside it); never `protect`, the one just made. Files named otherwise
+    (yours) are never touched. Returns what was removed, oldest first."""
+    removed = []
+    for _, _, path in [b for b in kept(directory, db_name) if b[0] == tag][keep:]:
+        if path == protect:
+            continue
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        Path(f"{path}-wal").unlink(missing_ok=True)
+        removed.append(path)
+    return removed[::-1]
+
+
 def table_counts(conn: sqlite3.Connection) -> dict[str, int | None]:
     """Rows per table (None for a virtual table whose module is not loaded)."""
     names = [r[0] for r in conn.execute(

@@ -284,3 +284,30 @@ def record_deletion(conn: sqlite3.Connection, store: str, branch: str, now: str,
         conn.execute("ROLLBACK")
         raise
     return count
+
+
+def summary(path: Path) -> dict | None:
+    """What `thatch status` says of a database file, read without changing it
+    (None when there is none or it cannot be read): thatch's schema version
+    (0: the original's format), memories (archived included), stores, and
+    the stored vectors by model ({model or None: count})."""
+    conn = open_readonly(path, timeout=1.0)
+    if conn is None:
+        return None
+    try:
+        try:
+            row = conn.execute("SELECT value FROM thatch_cli_meta WHERE key = 'schema_version'").fetchone()
+            schema = int(row[0]) if row else 0
+        except sqlite3.OperationalError:
+            schema = 0
+        memories = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+        stores = conn.execute("SELECT count(*) FROM (SELECT name FROM stores UNION SELECT store FROM entries)"
+                              ).fetchone()[0]
+        models = dict(conn.execute("SELECT model, count(*) FROM entries WHERE embedding IS NOT NULL"
+                                   " GROUP BY model").fetchall())
+        models[None] = memories - sum(models.values())
+        return {"schema": schema, "memories": memories, "stores": stores, "models": models}
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()

@@ -22,10 +22,13 @@ The original thatch never reads this table.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
-
 from .. import fields
 from ..settings import HISTORY_KEEP as DEFAULT_KEEP
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 # The columns of a memory a version keeps, in entries' names.
 COLUMNS = tuple(f.column for f in fields.HISTORY)

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .. import fields
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import fastread, history, integrity, opening, readable, sync
+from . import fastread, integrity, opening, readable, sync
 from .fastread import LIVE
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from typing import Any
 
 
 # A row selected in the fields' order (slug, store, ...) named as "store slug".
@@ -34,7 +38,7 @@ def marks(values: Sequence) -> str:
 
 
 class MemoryDB:
-    def __init__(self, conn: sqlite3.Connection, path: Path | None = None, *, read_only: bool = False,
+    def __init__(self, conn: sqlite3.Connection, path: str | os.PathLike | None = None, *, read_only: bool = False,
                  history_keep: int | Callable[[], int] | None = None) -> None:
         self.conn = conn
         self.path = path
@@ -64,8 +68,8 @@ class MemoryDB:
         return good
 
     @classmethod
-    def open(cls, path: Path, *, create_parent: bool = True,
-             history_keep: int | Callable[[], int] | None = None) -> "MemoryDB":
+    def open(cls, path: str | os.PathLike, *, create_parent: bool = True,
+             history_keep: int | Callable[[], int] | None = None) -> MemoryDB:
         """Open (creating or upgrading) the database at `path`; its directory
         is created only with `create_parent`. A file this process cannot write
         opens read-only."""
@@ -75,7 +79,7 @@ class MemoryDB:
         return db
 
     @classmethod
-    def open_existing(cls, path: Path) -> "MemoryDB":
+    def open_existing(cls, path: str | os.PathLike) -> MemoryDB:
         """Open a thatch database that already exists at this schema; create and migrate nothing."""
         return cls(opening.connect_existing(path), path)
 
@@ -112,6 +116,8 @@ class MemoryDB:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             if self.history_keep is not None:
+                from . import history
+
                 keep = self.history_keep() if callable(self.history_keep) else self.history_keep
                 if history.keep_setting(self.conn) != keep:
                     history.set_keep(self.conn, keep)
@@ -199,9 +205,31 @@ class MemoryDB:
         *,
         branch: str | None = None,
         archived: bool | None = False,
+        newest_first: bool = False,
+        pinned_first: bool = False,
+        limit: int | None = None,
     ) -> list[Memory]:
-        """Memories in `stores` (all when None). `branch` keeps only that
-        branch's memories; `archived` None means both live and archived."""
+        """Memories in `stores` (all when None), by store then newest first,
+        or `newest_first` across stores, `pinned_first` before the rest; at
+        most `limit`. `branch` keeps only that branch's memories; `archived`
+        None means both live and archived."""
+        clause, args = self._list_filter(stores, branch, archived)
+        order = "updated_at DESC, store, slug" if newest_first else "store, updated_at DESC, slug"
+        names, select = self._select()
+        if pinned_first and "pinned" in names:
+            order = "pinned DESC, " + order
+        tail = f" LIMIT {int(limit)}" if limit is not None else ""
+        rows = self.readable_rows(f"{select} {clause} ORDER BY {order}{tail}", args, key=_STORE_SLUG)
+        return self._marked([Memory.from_row(names, r) for r in rows])
+
+    def list_count(self, stores: Sequence[str] | None = None, *, branch: str | None = None,
+                   archived: bool | None = False) -> int:
+        """How many memories `list` with these filters and no limit returns."""
+        clause, args = self._list_filter(stores, branch, archived)
+        return self.conn.execute(f"SELECT count(*) FROM entries {clause}", args).fetchone()[0]
+
+    @staticmethod
+    def _list_filter(stores: Sequence[str] | None, branch: str | None, archived: bool | None) -> tuple[str, list]:
         where, args = [], []
         if stores is not None:
             where.append(f"store IN ({marks(stores)})")
@@ -211,10 +239,7 @@ class MemoryDB:
             args.append(branch)
         if archived is not None:
             where.append(f"NOT {LIVE}" if archived else LIVE)
-        clause = f"WHERE {' AND '.join(where)}" if where else ""
-        names, select = self._select()
-        rows = self.readable_rows(f"{select} {clause} ORDER BY store, updated_at DESC, slug", args, key=_STORE_SLUG)
-        return self._marked([Memory.from_row(names, r) for r in rows])
+        return (f"WHERE {' AND '.join(where)}" if where else ""), args
 
     def _marked(self, memories: list[Memory]) -> list[Memory]:
         """`memories` with their sync marks (author, private, unreviewed)."""

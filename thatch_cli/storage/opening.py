@@ -32,7 +32,7 @@ from .fastread import foreign_journal
 LOCK_TIMEOUT_S = 10.0
 
 
-def open_database(path: Path, *, timeout: float | None = None,
+def open_database(path: Path | str, *, timeout: float | None = None,
                   create_parent: bool = True) -> tuple[sqlite3.Connection, bool, list[str]]:
     """Open the database, bringing its schema up to date; returns (connection,
     read_only, notices for the user). A missing file is created (its
@@ -40,6 +40,7 @@ def open_database(path: Path, *, timeout: float | None = None,
     this process cannot write (read-only file or mount) opens read-only, as
     it is: reads work, writes fail with a clear error."""
     timeout = LOCK_TIMEOUT_S if timeout is None else timeout
+    path = Path(path)
     try:
         st = _stat(path)
         if st is None:
@@ -288,10 +289,11 @@ def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
     return conn
 
 
-def connect_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection:
+def connect_existing(path: Path | str, *, timeout: float = 10.0) -> sqlite3.Connection:
     """Open a database that is already a thatch database at this schema,
     creating and migrating nothing (the daemon opens files named by its
     clients, and must never turn an arbitrary file into a thatch database)."""
+    path = Path(path)
     try:
         if not path.is_file():
             raise DatabaseError(f"no thatch database at {path}")

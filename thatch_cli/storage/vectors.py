@@ -4,10 +4,12 @@ is ranking/'s business."""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
-
 from . import readable
 from .memories import MemoryDB, marks
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 
 def vector_rows(db: MemoryDB, store: str) -> list[tuple[str, str | None, int, bytes, str | None]]:

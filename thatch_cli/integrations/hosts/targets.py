@@ -84,7 +84,11 @@ def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, glo
     is the installed host's (versions.installed), which decides Claude
     Code's tool-call event."""
     if host not in HOSTS:
-        raise InvalidInput(f"unknown host {host!r}; choose one of {', '.join(HOSTS)}")
+        from ...suggest import close, did_you_mean
+
+        found = close(host, HOSTS)
+        raise InvalidInput(f"unknown host {host!r}{did_you_mean(found)} (the hosts are {', '.join(HOSTS)})",
+                           suggestions=found)
     home = Path(env.get("HOME") or os.path.expanduser("~"))
     word = shell_word(executable, exact=True)  # the hosts run it: every character counts
     mcp = [executable, "mcp"]

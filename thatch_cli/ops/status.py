@@ -1,0 +1,162 @@
+"""`thatch status`: which database, model, daemon, hooks and agent setups a
+command run here would use, in one place. Everything is read, nothing is
+created or started: no database file appears, no daemon starts, no model
+loads (a local model folder's identity may hash its weights once, as any
+command using it would).
+
+The `calibration` section holds the cut-offs that decide what counts as a
+match for the model in use. Today they are the settings (recall.floor,
+duplicates.threshold, nudge.threshold), the same for every model; a
+per-model calibration would report its own values and source here (see
+`calibration()`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..context import Context
+
+# The cut-offs a model's score scale decides, by setting.
+CUTOFFS = ("recall.floor", "duplicates.threshold", "nudge.threshold")
+
+
+class Status:
+    __slots__ = ("sections",)
+
+    def __init__(self, sections: dict[str, Any]) -> None:
+        self.sections = sections
+
+    def to_json(self) -> dict[str, Any]:
+        return self.sections
+
+
+def _setting(env, key: str) -> dict[str, Any]:
+    from ..settings import origin, resolve
+
+    value, source = resolve(env, key, strict=False)
+    return {"value": value, "source": source, "from": origin(env, key)}
+
+
+def database(ctx: Context) -> dict[str, Any]:
+    from ..storage.hooks import summary
+
+    path = ctx.db_file
+    found = {"path": path, "exists": os.path.isfile(path), "bytes": 0, "schema": None, "memories": None,
+             "stores": None}
+    if not found["exists"]:
+        return found
+    found["bytes"] = sum(os.path.getsize(p) for p in (path, f"{path}-wal") if os.path.isfile(p))
+    read = summary(Path(path))
+    if read is not None:
+        found.update({k: read[k] for k in ("schema", "memories", "stores")})
+        found["_models"] = read["models"]
+    return found
+
+
+def model(ctx: Context, models: dict | None) -> dict[str, Any]:
+    from ..embeddings import model_identity, model_space, ranked_spaces
+
+    setting = _setting(ctx.env, "model")
+    name = setting["value"]
+    local = not name.startswith("fake:") and os.path.isdir(os.path.expanduser(name))
+    identity = model_identity(name, ctx.env)
+    found = {"name": name, "source": setting["source"], "from": setting["from"], "identity": identity,
+             "kind": "fake" if name.startswith("fake:") else "local folder" if local else "hub id"}
+    if models is not None:
+        spaces = ranked_spaces(identity or name)
+        ranked = sum(n for m, n in models.items() if m is not None and model_space(m) in spaces)
+        without = models.get(None, 0)
+        found["vectors"] = {"this_model": ranked, "other_models": sum(n for m, n in models.items() if m) - ranked,
+                            "none": without}
+    return found
+
+
+def calibration(ctx: Context, identity: str | None) -> dict[str, Any]:
+    """The cut-offs in force for the model: the settings' values (and where
+    each comes from). A per-model calibration plugs in here: it would set
+    `source` to where its values come from and each cut-off's value."""
+    return {"model": identity, "source": "settings", "cutoffs": {key: _setting(ctx.env, key) for key in CUTOFFS}}
+
+
+def daemon(ctx: Context) -> dict[str, Any]:
+    from ..daemon.client import Client, Unreachable
+
+    found: dict[str, Any] = {"enabled": bool(_setting(ctx.env, "daemon.enabled")["value"]), "running": False}
+    try:
+        reply = Client(ctx.env, autostart=False).status()
+    except Unreachable as exc:
+        return {**found, "error": str(exc)}
+    if reply:
+        found.update({"running": True, **{k: reply.get(k) for k in (
+            "pid", "model", "version", "ready", "rss_bytes", "uptime_seconds", "requests")}})
+    return found
+
+
+def here(ctx: Context, executable: str | None) -> dict[str, Any]:
+    place = ctx.place()
+    repo = place.repo
+    found: dict[str, Any] = {"cwd": ctx.cwd_text, "store": place.store,
+                             "store_from": "THATCH_STORE" if place.overridden else "detected",
+                             "branch": place.branch, "repository": None, "git_hooks": None,
+                             "shell_hook": ctx.env.get("THATCH_SHELL_HOOK") or None}
+    if repo is not None:
+        from ..location.scope import top_level
+
+        found["repository"] = top_level(repo)
+        found["git_hooks"] = _git_hooks(ctx, executable)
+    return found
+
+
+def _git_hooks(ctx: Context, executable: str | None) -> dict[str, Any] | None:
+    from ..errors import ThatchError
+    from ..integrations import githooks
+
+    try:
+        result = githooks.status(ctx.cwd, executable)
+    except ThatchError:
+        return None
+    return {"active": result.location.hooks_path is None, "core_hooks_path": result.location.hooks_path,
+            "hooks": {h.name: h.state for h in result.hooks}}
+
+
+def agents(ctx: Context, executable: str | None) -> list[dict[str, Any]]:
+    if executable is None:
+        return []
+    from ..integrations.hosts import setup as hosts
+
+    return [{"host": h["host"], "scope": h["scope"], "state": h["state"]}
+            for h in hosts.status(ctx.env, ctx.cwd, executable)]
+
+
+def backups(ctx: Context) -> dict[str, Any]:
+    from ..storage.backup import kept
+
+    db = Path(ctx.db_file)
+    found = kept(db.parent, db.name)
+    sizes = [path.stat().st_size for _, _, path in found]
+    kinds: dict[str, int] = {}
+    for kind, _, _ in found:
+        kinds[kind or "backup"] = kinds.get(kind or "backup", 0) + 1
+    return {"folder": str(db.parent), "count": len(found), "bytes": sum(sizes), "kinds": kinds,
+            "newest": str(found[0][2]) if found else None, "keep": _setting(ctx.env, "backup.keep")["value"]}
+
+
+def status(ctx: Context, executable: str | None) -> Status:
+    """Everything `thatch status` reports (see the module's doc)."""
+    db = database(ctx)
+    models = db.pop("_models", None)
+    used = model(ctx, models)
+    settings_file = str(paths.config_home(ctx.env) / "thatch" / "config.toml")
+    return Status({
+        "database": db,
+        "model": used,
+        "calibration": calibration(ctx, used["identity"]),
+        "daemon": daemon(ctx),
+        "here": here(ctx, executable),
+        "agents": agents(ctx, executable),
+        "backups": backups(ctx),
+        "settings": {"path": settings_file, "exists": os.path.isfile(settings_file)},
+    })
