@@ -72,8 +72,9 @@ class Memory:
 class Hit:
     store: str
     slug: str
-    score: float
+    score: float  # semantic: on the calibrated scale (calibration/); lexical: the bm25
     match: str  # "semantic" or "lexical"
+    cosine: float | None = None  # semantic: the model's raw cosine
 
     @property
     def key(self) -> tuple[str, str]:

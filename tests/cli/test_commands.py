@@ -176,7 +176,7 @@ def test_recall_default_scope_is_repo_plus_global(cli, seeded):
     assert "elsewhere" not in _slugs(data) and "login-wip" not in _slugs(data) and "old-release" not in _slugs(data)
     first = data["results"][0]
     assert set(first) >= {"score", "store", "label", "branch", "snippet", "match", "slug", "scores"}
-    assert set(first["scores"]) == {"fused", "dense", "dense_rank", "lexical", "lexical_rank"}
+    assert set(first["scores"]) == {"fused", "semantic", "dense", "dense_rank", "lexical", "lexical_rank"}
 
 
 def test_recall_store_all_stores_branch_archived_limit(cli, seeded):

@@ -56,8 +56,8 @@ def related(ctx: Context, prompt: str, *, cosine: float = DEFAULT_THRESHOLD, lex
         return []
     outcome = search(ctx, prompt, limit=CANDIDATES, mode="hybrid" if semantic else "lexical", floor=0)
     if outcome.mode != "lexical":
-        found = [Match(r.memory, r.ranked.dense, "cosine") for r in outcome.results
-                 if r.ranked.dense is not None and r.ranked.dense >= cosine]
+        found = [Match(r.memory, r.ranked.semantic, "cosine") for r in outcome.results
+                 if r.ranked.semantic is not None and r.ranked.semantic >= cosine]
     else:
         # A keyword score is LEXICAL_WEIGHT x the share of the prompt's term weight matched (ranking/fusion.py).
         from ..ranking.fusion import LEXICAL_WEIGHT

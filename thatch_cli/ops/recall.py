@@ -80,6 +80,7 @@ class Result:
             "match": self.match,
             "scores": {
                 "fused": _round(ranked.score) if mode == "hybrid" else None,
+                "semantic": _round(ranked.semantic),
                 "dense": _round(ranked.dense),
                 "dense_rank": ranked.dense_rank,
                 "lexical": _round(ranked.lexical),

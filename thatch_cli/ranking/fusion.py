@@ -37,12 +37,13 @@ class Ranked:
     """One memory's place in each ranking (None where that ranker did not
     return it) and its score on the 0-1 scale."""
 
-    __slots__ = ("key", "score", "dense", "dense_rank", "lexical", "lexical_rank")
+    __slots__ = ("key", "score", "semantic", "dense", "dense_rank", "lexical", "lexical_rank")
 
     def __init__(self, key: tuple[str, str]) -> None:
         self.key = key
         self.score = 0.0
-        self.dense: float | None = None
+        self.semantic: float | None = None  # the cosine on the calibrated scale
+        self.dense: float | None = None  # the model's raw cosine
         self.dense_rank: int | None = None
         self.lexical: float | None = None
         self.lexical_rank: int | None = None
@@ -63,7 +64,8 @@ def _ranked(dense: Sequence[Hit], lexical: Sequence[Hit]) -> dict[tuple[str, str
     entries: dict[tuple[str, str], Ranked] = {}
     for rank, hit in enumerate(dense, 1):
         entry = entries.setdefault(hit.key, Ranked(hit.key))
-        entry.dense, entry.dense_rank = hit.score, rank
+        entry.semantic, entry.dense_rank = hit.score, rank
+        entry.dense = hit.cosine if hit.cosine is not None else hit.score
     for rank, hit in enumerate(lexical, 1):
         entry = entries.setdefault(hit.key, Ranked(hit.key))
         entry.lexical, entry.lexical_rank = hit.score, rank
@@ -74,9 +76,9 @@ def _ordered(entries) -> list[Ranked]:
     return sorted(entries, key=lambda e: (-round(e.score, 9), e.key))
 
 
-def semantic_score(cosine: float) -> float:
-    """A cosine on the 0-1 scale."""
-    return min(1.0, max(0.0, cosine))
+def semantic_score(calibrated: float) -> float:
+    """A calibrated cosine (calibration/) on the 0-1 scale."""
+    return min(1.0, max(0.0, calibrated))
 
 
 def lexical_score(bm25: float, query_weight: float) -> float:
@@ -91,7 +93,7 @@ def fuse(dense: Sequence[Hit], lexical: Sequence[Hit], query_weight: float) -> l
     entries = _ranked(dense, lexical)
     weight = _weight(lexical, query_weight)
     for entry in entries.values():
-        semantic = semantic_score(entry.dense) if entry.dense is not None else 0.0
+        semantic = semantic_score(entry.semantic) if entry.semantic is not None else 0.0
         words = lexical_score(entry.lexical, weight) if entry.lexical is not None else 0.0
         entry.score = 1.0 - (1.0 - semantic) * (1.0 - words)
     return _ordered(entries.values())
