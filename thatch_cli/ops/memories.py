@@ -34,8 +34,10 @@ def list_memories(ctx: Context, store: str | None = None, *, branch: str | None 
 
 def show(ctx: Context, label: str, store: str | None = None) -> Memory:
     """The memory, from --store, else the detected store, else global (its
-    `store` says which)."""
-    return lookup(ctx, label, store)
+    `store` says which), with its vector (whichever model made it), so
+    `has_vector` says whether the row holds one."""
+    found = lookup(ctx, label, store)
+    return ctx.db().get(found.store, found.slug, with_vector=True) or found
 
 
 def forget(ctx: Context, label: str, store: str | None = None) -> Memory:
