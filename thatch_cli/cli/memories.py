@@ -105,6 +105,8 @@ def list_(
     branch: Annotated[Optional[str], Option("--branch", "-b", metavar="BRANCH",
                                             help="Only memories scoped to this branch.")] = None,
     this_branch: Annotated[bool, Option("--this-branch", help="Only memories scoped to the current branch.")] = False,
+    all_branches: Annotated[bool, Option("--all-branches", help="Memories of every branch and unscoped ones (the"
+                                                                " default, said explicitly).")] = False,
     archived: Annotated[bool, Option("--archived", help="List archived memories instead of live ones.")] = False,
     as_json: Json = False,
 ) -> None:
@@ -113,7 +115,7 @@ def list_(
     On a terminal, a table; piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet."""
     from ..ops.memories import list_memories
 
-    listing = list_memories(ctx, store, branch=branch, this_branch=this_branch,
+    listing = list_memories(ctx, store, branch=branch, this_branch=this_branch, all_branches=all_branches,
                             archived=archived)
     if out.json_mode:
         out.json(listing.to_json())

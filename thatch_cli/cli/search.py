@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 from ..context import Context
 from .declare import Argument, Json, command
 from .output import Output
-from .recall import Limit, Mode
+from .recall import AllBranches, Limit, Mode
 
 ALL = "all"
 
@@ -27,6 +27,7 @@ def search(
                                                   " (default: the detected store plus global).")] = None,
     limit: Limit = None,
     mode: Mode = "hybrid",
+    all_branches: AllBranches = False,
     as_json: Json = False,
 ) -> None:
     """Find memories: `thatch recall` as the original thatch spells it, with the store as an argument."""
@@ -34,5 +35,6 @@ def search(
     from .recall import show
 
     everywhere = where is not None and where.strip().lower() == ALL
-    outcome = find(ctx, query, store=None if everywhere else where, all_stores=everywhere, limit=limit, mode=mode)
+    outcome = find(ctx, query, store=None if everywhere else where, all_stores=everywhere, limit=limit, mode=mode,
+                   all_branches=all_branches)
     show(out, outcome)

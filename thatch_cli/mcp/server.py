@@ -102,6 +102,8 @@ def error_reply(err: ThatchError, tool: Tool | None = None) -> Reply:
 
 
 _FLAG = None
+# Words that follow a flag in a sentence without being its value.
+_NOT_VALUES = {"or", "and", "to", "not", "with", "first", "instead", "is", "are", "must", "needs"}
 
 
 def tool_wording(message: str, tool: Tool) -> str:
@@ -123,7 +125,9 @@ def tool_wording(message: str, tool: Tool) -> str:
         rest = match.group(3) or ""
         if tool.properties[name].get("type") == "boolean":
             return f"{name}: {'false' if match.group(1) else 'true'}{rest}"
-        return f"{name}:{rest}" if rest else name
+        if rest and rest.strip() not in _NOT_VALUES:
+            return f"{name}:{rest}"
+        return name + rest
 
     return _FLAG.sub(word, message)
 

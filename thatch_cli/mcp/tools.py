@@ -81,7 +81,7 @@ def _recall(ctx: Context, args: dict, state: Session) -> Reply:
     # Under another writer's lock, recall still answers (its stamps are skipped, with a notice).
     outcome = recall(ctx, args["query"], store=args.get("store"), branch=args.get("branch"),
                      limit=args.get("limit", 10), include_archived=bool(args.get("includeArchived")),
-                     mode=args.get("mode", "hybrid"))
+                     mode=args.get("mode", "hybrid"), all_branches=bool(args.get("all_branches")))
     data = outcome.to_json()
     data["budget"] = None
     return Reply(data, render_recall, ("results",),
@@ -91,7 +91,8 @@ def _recall(ctx: Context, args: dict, state: Session) -> Reply:
 def _list(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import list_memories
 
-    listing = list_memories(ctx, args.get("store"), branch=args.get("branch"), archived=bool(args.get("archived")))
+    listing = list_memories(ctx, args.get("store"), branch=args.get("branch"), archived=bool(args.get("archived")),
+                            all_branches=bool(args.get("all_branches")))
     return Reply(listing.to_json(), render_list, ("memories",), "pass `branch`, or use memory_recall to search")
 
 
@@ -222,12 +223,15 @@ TOOLS: list[Tool] = [
     Tool(
         "memory_recall",
         "Search memories by meaning and by their words: this project's store and the global store together"
-        " unless `store` is given. Use it before answering anything the project or the user may have settled"
-        " before. Returns the best matches with their full content.",
+        " unless `store` is given; memories scoped to another git branch only with all_branches. Use it before"
+        " answering anything the project or the user may have settled before. Returns the best matches with"
+        " their full content.",
         {
             "query": _text("What you are looking for, in natural language or exact identifiers.", minLength=1),
             "store": _text("Search only this store (default: this project's store and global)."),
             "branch": _text("Include this branch's memories instead of the current branch's."),
+            "all_branches": {"type": "boolean", "description": "Include the memories of every branch (each"
+                                                               " result names its branch)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": RECALL_MAX_LIMIT,
                       "description": "Most results to return (default 10)."},
             "includeArchived": {"type": "boolean", "description": "Search archived memories too."},
@@ -247,6 +251,8 @@ TOOLS: list[Tool] = [
         {
             "store": _text("Store to list (default: this project's store)."),
             "branch": _text("Only memories scoped to this branch."),
+            "all_branches": {"type": "boolean", "description": "Every branch's memories and unscoped ones (the"
+                                                               " default, said explicitly)."},
             "archived": {"type": "boolean", "description": "List archived memories instead of live ones."},
         },
         _list, checks=NAME_CHECKS,

@@ -26,8 +26,11 @@ class Listing:
 
 
 def list_memories(ctx: Context, store: str | None = None, *, branch: str | None = None,
-                  this_branch: bool = False, archived: bool = False) -> Listing:
+                  this_branch: bool = False, all_branches: bool = False, archived: bool = False) -> Listing:
+    """The memories of a store: every branch's and unscoped ones (the
+    default, or `all_branches` said explicitly), or those scoped to one branch."""
     name = target(ctx, store)
+    validate.one_of(**{"--branch": branch is not None, "--this-branch": this_branch, "--all-branches": all_branches})
     branch = branch_choice(ctx, branch, this_branch)
     return Listing(name, ctx.db().list([name], branch=branch, archived=archived), branch)
 

@@ -61,7 +61,7 @@ def _match(found: list[str]) -> str:
 
 
 def rank(db, stores, query: str, *, branch: str | None, include_archived: bool, limit: int,
-         weigh: bool) -> tuple[list, float]:
+         weigh: bool, any_branch: bool = False) -> tuple[list, float]:
     """The best `limit` keyword matches of `query` in `stores` (Hit, best
     first) and, when `weigh`, the query's summed idf (see fusion.py)."""
     from ..storage import fulltext
@@ -70,4 +70,4 @@ def rank(db, stores, query: str, *, branch: str | None, include_archived: bool, 
     if not found:
         return [], 0.0
     return fulltext.rank(db, stores, _match(found), [quote(t) for t in found], branch=branch,
-                         include_archived=include_archived, limit=limit, weigh=weigh)
+                         include_archived=include_archived, limit=limit, weigh=weigh, any_branch=any_branch)
