@@ -12,8 +12,10 @@ _WHITESPACE = re.compile(r"\s+")
 _HYPHENS = re.compile(r"-{2,}")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
-# JavaScript's String.prototype.trim also strips the BOM; Python's strip does not.
+# JavaScript's whitespace (String.prototype.trim and /\s/): not Python's,
+# which adds U+001C-U+001F and U+0085 and leaves out the BOM (U+FEFF).
 _TRIM = " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_WHITESPACE = re.compile("[" + _TRIM + "]+")
 
 
 def _keep(ch: str) -> bool:
@@ -33,7 +35,7 @@ def _label_hash(label: str) -> str:
 
 
 def slugify(label: str) -> str:
-    text = _WHITESPACE.sub("-", label.strip(_TRIM).lower())
+    text = _JS_WHITESPACE.sub("-", label.strip(_TRIM).lower())
     text = _HYPHENS.sub("-", "".join(ch for ch in text if _keep(ch)))
     return text if text else "x" + _label_hash(label)
 
