@@ -149,6 +149,13 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
                     _say(f"thatch: {_plural(count, 'memory is', 'memories are')} scoped to {where}"
                          f" — run 'thatch rescope --from {shell_word(branch)} --to {to}'")
                 continue
+            if not hooks.records_deletions(conn):
+                # A file no thatch command has upgraded yet (the original's): record nothing, still count.
+                count = hooks.live_count(conn, store, branch)
+                if count and _first_telling(env, store, branch, git_pid):
+                    _say(f"thatch: {_plural(count, 'memory was', 'memories were')} scoped to deleted branch"
+                         f" {one_line(branch)} — run 'thatch hygiene'")
+                continue
             try:
                 count = hooks.record_deletion(conn, store, branch, now or format_ts(system_clock()), git_pid)
             except sqlite3.OperationalError as exc:
@@ -161,6 +168,29 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
                      f" {one_line(branch)} — run 'thatch hygiene'")
     finally:
         conn.close()
+
+
+def _first_telling(env: Mapping[str, str], store: str, branch: str, git_pid: int | None) -> bool:
+    """Whether this deletion was not told yet: git fires the hook more than
+    once for one deletion, and without the database's record of deletions
+    a small marker in the runtime folder (git's pid, the time) says so."""
+    import hashlib
+    import time
+
+    key = hashlib.sha256(f"{paths.db_path(env)}\0{store}\0{branch}".encode()).hexdigest()[:16]
+    marker = paths.runtime_dir(env) / f"deleted-{key}"
+    try:
+        pid, at = marker.read_text().split()
+        if time.time() - float(at) < hooks.DUPLICATE_WINDOW_S and (git_pid is None or pid == str(git_pid)):
+            return False
+    except (OSError, ValueError):
+        pass
+    try:
+        marker.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        marker.write_text(f"{git_pid or 0} {time.time()}")
+    except OSError:
+        pass
+    return True
 
 
 # -- entry point ----------------------------------------------------------------------
