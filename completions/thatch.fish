@@ -131,7 +131,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a rename -d 'Give a memory a new la
 complete -c thatch -n '__thatch_arg \'\' 0' -a rescope -d 'Move the memories of one branch to another branch, or to the whole project (--unscoped)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a restore -d 'Replace the database with a verified backup; the current file is backed up first'
 complete -c thatch -n '__thatch_arg \'\' 0' -a restore-memory -d 'Bring back a forgotten memory or an earlier version of one (undoes the last change by default)'
-complete -c thatch -n '__thatch_arg \'\' 0' -a search -d 'Find memories: `thatch recall` as the original thatch spells it, with the store as an argument'
+complete -c thatch -n '__thatch_arg \'\' 0' -a search -d 'Find memories: `thatch recall` as the original thatch spells it, with the original\'s stores'
 complete -c thatch -n '__thatch_arg \'\' 0' -a setup -d 'Wire a coding agent to thatch: the MCP server, the memory hooks and an instruction block'
 complete -c thatch -n '__thatch_arg \'\' 0' -a show -d 'Print one memory in full: from the detected store, else from global (it says so)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a stores -d 'List stores with their memory counts and last update (tab-separated when piped)'

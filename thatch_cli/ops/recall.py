@@ -140,11 +140,13 @@ def search(
     mode: str = "hybrid",
     floor: float | None = None,
     all_branches: bool = False,
+    project_only: bool = False,
 ) -> RecallOutcome:
     """The best `limit` matches of `query` (default: setting recall.limit),
     split at `floor` (default: setting recall.floor; 0 keeps every match).
     Memories are those without a branch plus `branch`'s (default: the
-    checked-out branch), or every branch's with `all_branches`.
+    checked-out branch), or every branch's with `all_branches`. The stores
+    are ops.scope.search_scope's (`project_only`: the detected store alone).
     A ranking by keywords alone (--mode lexical, or no model) gets no floor
     unless one is given: every keyword match shares a word of the query, and
     in a small store keyword scores say little (idf is near 0 when most
@@ -154,7 +156,7 @@ def search(
     explicit_floor = floor is not None
     floor = validate.floor(floor) if floor is not None else ctx.setting("recall.floor")
     mode = validate.mode(mode)
-    stores = search_scope(ctx, store, all_stores)
+    stores = search_scope(ctx, store, all_stores, project_only)
     validate.one_of(**{"--branch": branch is not None, "--all-branches": all_branches})
     if all_branches:
         branch = None
