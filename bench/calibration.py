@@ -49,13 +49,15 @@ from thatch_cli.calibration import IDENTITY_CURVE, KINDS, Calibration, sample_ve
 from thatch_cli.context import Context  # noqa: E402
 from thatch_cli.ops import nudge  # noqa: E402
 from thatch_cli.ops.recall import search  # noqa: E402
-from thatch_cli.settings import NUDGE_THRESHOLD, RECALL_FLOOR  # noqa: E402
+from thatch_cli.settings import DUPLICATE_THRESHOLD, NUDGE_THRESHOLD, RECALL_FLOOR  # noqa: E402
 from thatch_cli.slugs import slugify  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "developer_questions.json"
 QUERIES = ROOT / "tests" / "data" / "recall_queries.json"
 BEFORE = {"nudge": 0.55, "floor": 0.3}  # the raw-cosine cut-offs thatch used before calibration
 PER_STORE = 60
+CUTOFFS = (("recall.floor", "query", RECALL_FLOOR), ("nudge.threshold", "query", NUDGE_THRESHOLD),
+           ("duplicates.threshold", "passage", DUPLICATE_THRESHOLD))
 TARGETS = {"nudge_related": 0.70, "nudge_unrelated": 0.05, "floor_empty": 0.85, "recall_drop": 0.01, "spread": 0.05}
 
 
@@ -212,6 +214,11 @@ def table(report: dict) -> str:
         cells = [f"{row[key]:.0%}" if "nudge" in key or "floor" in key else f"{row[key]:.3f}" for key, _ in COLUMNS]
         verdict = "met" if not row["missed"] else "missed: " + ", ".join(row["missed"])
         lines.append(f"| {row['model']} | {row['variant']} | " + " | ".join(cells) + f" | {verdict} |")
+    lines += ["", "The default cut-offs as each model's raw cosine (its calibration):", "",
+              "| model | " + " | ".join(f"{key} {value}" for key, _, value in CUTOFFS) + " |",
+              "|---|" + "---:|" * len(CUTOFFS)]
+    for row in report["cosines"]:
+        lines.append(f"| {row['model']} | " + " | ".join(f"{row[key]:.3f}" for key, _, _ in CUTOFFS) + " |")
     return "\n".join(lines)
 
 
@@ -229,13 +236,16 @@ def main() -> int:
         return 2
     questions = json.loads(DATA.read_text(encoding="utf-8"))
     off_topic = json.loads(QUERIES.read_text(encoding="utf-8"))["locomo_off"]
-    rows, reference = [], None
+    rows, reference, report_cosines = [], None, []
     for spec in args.models.split(","):
         embedder = models.embedder(spec)
         after = {"nudge": NUDGE_THRESHOLD, "floor": RECALL_FLOOR}
         variants = {"before": (Scored(embedder, False), BEFORE), "after": (Scored(embedder, True), after)}
         dev = developer_runs(embedder, variants, questions)
         loco = locomo_runs(embedder, variants, folder, args.questions, off_topic)
+        measured = variants["after"][0].calibration()
+        report_cosines.append({"model": embedder.name.split("@")[0], **{
+            key: round(measured.cosine(kind, value), 3) for key, kind, value in CUTOFFS}})
         for variant in variants:
             row = {"model": embedder.name.split("@")[0], "variant": variant, **summary(dev[variant], loco[variant])}
             if variant == "after" and reference is None:
@@ -245,7 +255,7 @@ def main() -> int:
     report = {"questions": f"LoCoMo: nudge on {args.questions} related and {args.questions} unrelated questions per"
                            f" conversation, {len(off_topic)} off-topic per conversation; developer notes:"
                            f" {len(questions['related'])} related, {len(questions['off_topic'])} off-topic",
-              "rows": rows}
+              "rows": rows, "cosines": report_cosines}
     print(json.dumps(report, indent=2) if args.json else table(report))
     return 0
 

@@ -53,6 +53,29 @@ def test_fuse_combines_the_two_scales_as_independent_evidence():
     assert all(0 <= r.score <= 1 for r in ranked)
 
 
+def test_hybrid_order_sums_how_far_a_memory_stands_out_in_each_ranking():
+    """CombSUM of per-query z-scores orders; the 0-1 score stays as it was.
+    Here every memory means roughly the same (0.60-0.66): the one that alone
+    shares a word with the query comes first, although a paraphrase scores
+    higher."""
+    import statistics
+
+    dense = [H("a", 0.66), H("d", 0.645), H("b", 0.64), H("c", 0.60)]
+    lexical = [H("d", 1.0, "lexical")]
+    ranked = fuse(dense, lexical, query_weight=40.0)
+    scores = {r.key[1]: r.score for r in ranked}
+    assert scores["a"] == pytest.approx(0.66) and scores["d"] == pytest.approx(1 - 0.355 * (1 - 0.02))
+    assert scores["a"] > scores["d"]
+
+    def z(values):
+        mean, spread = statistics.fmean(values.values()), statistics.pstdev(values.values())
+        return {k: (v - mean) / spread for k, v in values.items()}
+
+    semantic, words = z({"a": 0.66, "d": 0.645, "b": 0.64, "c": 0.60}), z({"a": 0, "b": 0, "c": 0, "d": 1.0})
+    expected = sorted("abcd", key=lambda k: -(semantic[k] + words[k]))
+    assert [r.key[1] for r in ranked] == expected and expected[0] == "d"
+
+
 def test_scores_do_not_depend_on_the_other_memories():
     """An absolute scale: a memory's score is the same alone or among
     others, so a floor means the same in a store of one."""

@@ -14,7 +14,14 @@ whatever else is in the store (so a relevance floor can be applied to it):
 Hybrid combines them as independent evidence, 1 - (1 - semantic)(1 - lexical):
 a memory found by one ranker keeps that ranker's score, agreement raises it,
 and a score never exceeds 1. So `score` is comparable across modes and
-against recall.floor. `python bench/relevance_floor.py` measures the scale
+against recall.floor.
+
+The hybrid order is another matter: it is how far a memory stands out in
+each ranking of this query, summed (CombSUM of per-query z-scores: each
+ranker's scores less their mean, over their spread). What is unusual for
+this query counts, not what a ranker scores every query; on LoCoMo this
+orders better than the score itself (bench/locomo.py). The score stays
+what recall shows and the floor applies to. `python bench/relevance_floor.py` measures the scale
 and the floor; `python bench/locomo.py` the ranking (on LoCoMo as good as
 the min-max fusion it replaced, better than reciprocal-rank fusion).
 docs/recall.md has the figures.
@@ -72,10 +79,6 @@ def _ranked(dense: Sequence[Hit], lexical: Sequence[Hit]) -> dict[tuple[str, str
     return entries
 
 
-def _ordered(entries) -> list[Ranked]:
-    return sorted(entries, key=lambda e: (-round(e.score, 9), e.key))
-
-
 def semantic_score(calibrated: float) -> float:
     """A calibrated cosine (calibration/) on the 0-1 scale."""
     return min(1.0, max(0.0, calibrated))
@@ -88,15 +91,33 @@ def lexical_score(bm25: float, query_weight: float) -> float:
 
 
 def fuse(dense: Sequence[Hit], lexical: Sequence[Hit], query_weight: float) -> list[Ranked]:
-    """Both rankings (best first) in one list, best first, each memory
-    scored 1 - (1 - semantic)(1 - lexical)."""
+    """Both rankings in one list, each memory scored 1 - (1 - semantic)(1 -
+    lexical) and ordered by the sum of its z-scores in the two rankings."""
     entries = _ranked(dense, lexical)
     weight = _weight(lexical, query_weight)
     for entry in entries.values():
         semantic = semantic_score(entry.semantic) if entry.semantic is not None else 0.0
         words = lexical_score(entry.lexical, weight) if entry.lexical is not None else 0.0
         entry.score = 1.0 - (1.0 - semantic) * (1.0 - words)
-    return _ordered(entries.values())
+    # A memory one ranker did not return scores below its last candidate:
+    # as that candidate (meaning), or 0 (words: it shares none with the query).
+    floor = min((e.semantic for e in entries.values() if e.semantic is not None), default=0.0)
+    standing = _z({k: e.semantic if e.semantic is not None else floor for k, e in entries.items()})
+    words = _z({k: e.lexical if e.lexical is not None else 0.0 for k, e in entries.items()})
+    return sorted(entries.values(), key=lambda e: (-round(standing[e.key] + words[e.key], 9), -round(e.score, 9),
+                                                    e.key))
+
+
+def _z(values: dict) -> dict:
+    """Each value's distance from their mean in standard deviations (all 0
+    when they do not vary: nothing stands out)."""
+    if len(values) < 2:
+        return dict.fromkeys(values, 0.0)
+    mean = sum(values.values()) / len(values)
+    spread = (sum((v - mean) ** 2 for v in values.values()) / len(values)) ** 0.5
+    if spread <= 1e-12:
+        return dict.fromkeys(values, 0.0)
+    return {key: (value - mean) / spread for key, value in values.items()}
 
 
 def alone(hits: Sequence[Hit], kind: str, query_weight: float = 0.0) -> list[Ranked]:

@@ -29,6 +29,9 @@ herself him himself his how i if in into is it its itself just me more most my m
 once only or other our ours ourselves out over own same she should so some such than that the their theirs them
 themselves then there these they this those through to too under until up very was we were what when where which
 while who whom why will with would you your yours yourself yourselves
+also might must shall may cannot us onto upon via yet still ever else even etc however whether whose since
+although though unless within without among across per rather quite much many several every either neither
+anyone anything anybody someone something somebody everyone everything nothing one ones
 """.split())
 
 
