@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from typing import Any, Mapping
 
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
+# The cut-offs are on the calibrated scale (calibration/): all-MiniLM-L6-v2's
+# cosine, every other model mapped onto it, so they hold whichever model runs.
 # Chosen on a labelled set of 65 pairs of developer notes
 # (bench/duplicate_threshold.py): precision 0.92, recall 0.77 with MiniLM.
 DUPLICATE_THRESHOLD = 0.85
@@ -41,7 +43,7 @@ DUPLICATE_THRESHOLD = 0.85
 RECALL_FLOOR = 0.3
 # Versions kept per memory by the history (storage/history.py applies it).
 HISTORY_KEEP = 10
-# The original thatch's value, applied to the dense cosine (bench/recall_threshold.py).
+# The prompt nudge's cut-off on the calibrated semantic score (bench/calibration.py).
 NUDGE_THRESHOLD = 0.55
 # What one `thatch mcp` tool result may hold, and the least it can be set to.
 MCP_MAX_CHARS = 20_000
@@ -138,13 +140,14 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("recall.limit", "int", 10, "THATCH_RECALL_LIMIT",
             "Most results recall shows when --limit is not given.", low=1, high=1000),
     Setting("duplicates.threshold", "float", DUPLICATE_THRESHOLD, "THATCH_DUPLICATE_THRESHOLD",
-            "Cosine from which two memories count as near-duplicates (remember's warning, hygiene,"
-            " duplicates).", above=0, high=1),
+            "Score (0-1, the same for every model) from which two memories count as near-duplicates"
+            " (remember's warning, hygiene, duplicates).", above=0, high=1),
     Setting("history.keep", "int", HISTORY_KEEP, "THATCH_HISTORY_KEEP",
             "Earlier versions kept per memory (overwrites, edits, renames, archiving, forgetting); 0 keeps none.",
             low=0, high=1000),
     Setting("nudge.threshold", "float", NUDGE_THRESHOLD, "THATCH_RECALL_THRESHOLD",
-            "Cosine a memory needs for the prompt hook (flush-tools) to list it to an agent.", above=0, high=1),
+            "Score (0-1, the same for every model) a memory needs for the prompt hook (flush-tools) to list it"
+            " to an agent.", above=0, high=1),
     Setting("mcp.max_chars", "int", MCP_MAX_CHARS, "THATCH_MCP_MAX_CHARS",
             "Most characters of one thatch mcp tool result (--max-chars wins).", low=MCP_MIN_CHARS),
 )}

@@ -277,8 +277,9 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         "find_duplicates",
-        "Find clusters of near-duplicate memories (cosine similarity of their stored vectors) that may need"
-        " merging. Pairs already judged with dedup_mark_checked are skipped.",
+        "Find clusters of near-duplicate memories (similarity of their stored vectors, on a 0-1 scale that"
+        " means the same for every embedding model) that may need merging. Pairs already judged with"
+        " dedup_mark_checked are skipped.",
         {
             "store": STORE,
             "threshold": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
