@@ -288,6 +288,8 @@ def main() -> int:
                 reference = row
             row["missed"] = meets(row, reference if variant == "after" else None)
             rows.append(row)
+            log(json.dumps(row))
+        log(json.dumps({"model": name, "sweep": sweeps[name]}))
     report = {"questions": f"LoCoMo: nudge on {args.questions} related and {args.questions} unrelated questions per"
                            f" conversation, {len(off_topic)} off-topic per conversation; developer notes:"
                            f" {len(questions['related'])} related, {len(questions['off_topic'])} off-topic",
