@@ -353,7 +353,7 @@ complete -c thatch -n '__thatch_at \'recall\'' -s n -r -f -d 'Most results to sh
 complete -c thatch -n '__thatch_at \'recall\'' -l include-archived -d 'Search archived memories too'
 complete -c thatch -n '__thatch_at \'recall\'' -l mode -r -f -a 'hybrid semantic lexical' -d 'Ranking: hybrid (meaning and exact words), semantic or lexical'
 complete -c thatch -n '__thatch_at \'recall\'' -s m -r -f -a 'hybrid semantic lexical' -d 'Ranking: hybrid (meaning and exact words), semantic or lexical'
-complete -c thatch -n '__thatch_at \'recall\'' -l floor -r -f -d 'Leave out matches scoring below SCORE, 0-1 (default: setting recall.floor, 0.3; 0 shows all)'
+complete -c thatch -n '__thatch_at \'recall\'' -l floor -r -f -d 'Leave out matches scoring below SCORE, 0-1 (default: setting recall.floor, 0.35; 0 shows all)'
 complete -c thatch -n '__thatch_at \'recall\'' -l show-weak -d 'Also list the matches below the floor, apart (never counted as recalled)'
 complete -c thatch -n '__thatch_at \'recall\'' -l budget -r -f -d 'Cap stdout at CHARS characters, dropping whole results (JSON becomes one compact line)'
 complete -c thatch -n '__thatch_at \'recall\'' -l json -d 'Print JSON with stable keys (listed below); errors too'

@@ -198,13 +198,16 @@ class SentenceTransformerEmbedder:
             _pool_like_original(self._model)
         return self._model
 
-    def _in_hub_cache(self) -> bool:
+    def _hub_cache(self) -> Path:
+        """The hub cache of this embedder's environment (the daemon's may not
+        be this process's, and the hub client reads its own only once)."""
         env = self._env
         home = Path(env.get("HOME") or Path.home())
-        hub = env.get("HF_HUB_CACHE") or os.path.join(
-            env.get("HF_HOME") or os.path.join(env.get("XDG_CACHE_HOME") or home / ".cache", "huggingface"), "hub"
-        )
-        return (Path(hub) / ("models--" + self._source.replace("/", "--"))).is_dir()
+        return Path(env.get("HF_HUB_CACHE") or os.path.join(
+            env.get("HF_HOME") or os.path.join(env.get("XDG_CACHE_HOME") or home / ".cache", "huggingface"), "hub"))
+
+    def _in_hub_cache(self) -> bool:
+        return (self._hub_cache() / ("models--" + self._source.replace("/", "--"))).is_dir()
 
     def _check_hub_reachable(self) -> None:
         """Fail in milliseconds, before the 5 s import of sentence-transformers
@@ -224,13 +227,14 @@ class SentenceTransformerEmbedder:
             ) from exc
 
     def _from_hub(self, factory):
+        cache = str(self._hub_cache())
         try:
-            return factory(self._source, device="cpu", local_files_only=True)
+            return factory(self._source, device="cpu", local_files_only=True, cache_folder=cache)
         except Exception:
             if self._env.get("HF_HUB_OFFLINE") == "1" or self._env.get("THATCH_OFFLINE") == "1":
                 raise
         self._check_hub_reachable()
-        return factory(self._source, device="cpu")
+        return factory(self._source, device="cpu", cache_folder=cache)
 
     def embed_query(self, text: str) -> "np.ndarray":
         return self._encode([self._prefix + text])[0]

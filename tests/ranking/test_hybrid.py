@@ -53,27 +53,35 @@ def test_fuse_combines_the_two_scales_as_independent_evidence():
     assert all(0 <= r.score <= 1 for r in ranked)
 
 
-def test_hybrid_order_sums_how_far_a_memory_stands_out_in_each_ranking():
-    """CombSUM of per-query z-scores orders; the 0-1 score stays as it was.
-    Here every memory means roughly the same (0.60-0.66): the one that alone
-    shares a word with the query comes first, although a paraphrase scores
-    higher."""
+def test_hybrid_order_adds_how_far_a_memory_stands_out_in_each_ranking():
+    """The order is the score plus a tenth of the memory's z-scores in the two
+    rankings (CombSUM); the 0-1 score itself stays as it was. Here "a" means
+    something (0.46) and is the best keyword match by far: it comes first,
+    ahead of two paraphrases that score a little higher on meaning alone."""
     import statistics
 
-    dense = [H("a", 0.66), H("d", 0.645), H("b", 0.64), H("c", 0.60)]
-    lexical = [H("d", 1.0, "lexical")]
-    ranked = fuse(dense, lexical, query_weight=40.0)
+    meaning = {"f": 0.68, "b": 0.67, "e": 0.59, "c": 0.50, "a": 0.46, "d": 0.23}
+    bm25 = {"a": 3.1, "c": 1.3}
+    ranked = fuse([H(k, v) for k, v in meaning.items()], [H(k, v, "lexical") for k, v in bm25.items()],
+                  query_weight=8.0)
     scores = {r.key[1]: r.score for r in ranked}
-    assert scores["a"] == pytest.approx(0.66) and scores["d"] == pytest.approx(1 - 0.355 * (1 - 0.02))
-    assert scores["a"] > scores["d"]
+    words = {k: 0.8 * bm25.get(k, 0) / 8.0 for k in meaning}
+    assert scores == pytest.approx({k: 1 - (1 - meaning[k]) * (1 - words[k]) for k in meaning})
+    assert scores["f"] > scores["a"]
 
     def z(values):
-        mean, spread = statistics.fmean(values.values()), statistics.pstdev(values.values())
+        mean, spread = statistics.fmean(values.values()), max(statistics.pstdev(values.values()), 0.1)
         return {k: (v - mean) / spread for k, v in values.items()}
 
-    semantic, words = z({"a": 0.66, "d": 0.645, "b": 0.64, "c": 0.60}), z({"a": 0, "b": 0, "c": 0, "d": 1.0})
-    expected = sorted("abcd", key=lambda k: -(semantic[k] + words[k]))
-    assert [r.key[1] for r in ranked] == expected and expected[0] == "d"
+    standing, wording = z(meaning), z(words)
+    expected = sorted(meaning, key=lambda k: -(scores[k] + 0.1 * (standing[k] + wording[k])))
+    assert [r.key[1] for r in ranked] == expected and expected[0] == "a"
+
+
+def test_in_a_small_store_a_lone_weak_keyword_match_does_not_jump_a_clear_paraphrase():
+    dense = [H("release", 0.38), H("style", 0.16), H("onboarding", 0.096), H("logging", 0.05)]
+    ranked = fuse(dense, [H("onboarding", 1.27, "lexical")], query_weight=9.6)
+    assert ranked[0].key[1] == "release"
 
 
 def test_scores_do_not_depend_on_the_other_memories():

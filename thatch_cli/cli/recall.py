@@ -64,7 +64,7 @@ def recall(
     mode: Mode = "hybrid",
     floor: Annotated[Optional[float], Option("--floor", metavar="SCORE", show_default=False,
                                              help="Leave out matches scoring below SCORE, 0-1"
-                                                  " (default: setting recall.floor, 0.3; 0 shows all).")] = None,
+                                                  " (default: setting recall.floor, 0.35; 0 shows all).")] = None,
     show_weak: Annotated[bool, Option("--show-weak",
                                       help="Also list the matches below the floor, apart (never counted as recalled).")
                          ] = False,

@@ -149,14 +149,14 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
                     _say(f"thatch: {_plural(count, 'memory is', 'memories are')} scoped to {where}"
                          f" — run 'thatch rescope --from {shell_word(branch)} --to {to}'")
                 continue
-            if not hooks.records_deletions(conn):
-                # A file no thatch command has upgraded yet (the original's): record nothing, still count.
-                count = hooks.live_count(conn, store, branch)
-                if count and _first_telling(env, store, branch, git_pid):
-                    _say(f"thatch: {_plural(count, 'memory was', 'memories were')} scoped to deleted branch"
-                         f" {one_line(branch)} — run 'thatch hygiene'")
-                continue
             try:
+                if not hooks.records_deletions(conn):
+                    # A file no thatch command has upgraded yet (the original's): record nothing, still count.
+                    count = hooks.live_count(conn, store, branch)
+                    if count and _first_telling(env, store, branch, git_pid):
+                        _say(f"thatch: {_plural(count, 'memory was', 'memories were')} scoped to deleted branch"
+                             f" {one_line(branch)} — run 'thatch hygiene'")
+                    continue
                 count = hooks.record_deletion(conn, store, branch, now or format_ts(system_clock()), git_pid)
             except sqlite3.OperationalError as exc:
                 # Git must not wait behind another writer: say what was missed.
