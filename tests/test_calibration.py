@@ -158,8 +158,9 @@ def test_a_squeezed_model_decides_exactly_as_the_reference(minilm_path, squeezed
     other = SentenceTransformerEmbedder(squeezed, env=env)
     assert other.name != SentenceTransformerEmbedder(minilm_path, env=env).name and other.dim == 385
     assert decisions(other, env, tmp_path) == reference
-    # Something was decided: the deploy prompt nudges towards the freeze, cake finds nothing.
-    assert reference[PROMPTS[0]]["nudge"][:1] == ["Deploy freeze"]
+    # Something was decided: prompts nudge and recall finds, cake finds nothing.
+    assert reference[PROMPTS[2]]["nudge"] == ["Staging database"] and reference[PROMPTS[3]]["nudge"] == ["Log retention"]
+    assert reference[PROMPTS[0]]["recall"][:1] == ["Deploy freeze"]
     assert reference[PROMPTS[5]] == {"nudge": [], "recall": []}
     assert reference["Friday freeze"] == ["Deploy freeze"] and reference["Bike tyres"] == []
     # Measured once, then read from the cache.
