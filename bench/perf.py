@@ -84,10 +84,11 @@ class Bench:
             raise SystemExit(f"{' '.join(args)}: {result.stderr.strip()}")
         return elapsed, result.stdout
 
-    def series(self, named: dict[str, callable], warmup: int = 2) -> dict[str, list[float]]:
+    def series(self, named: dict[str, callable], warmup: int | None = None) -> dict[str, list[float]]:
         """Run each callable `runs` times, interleaved (A B C A B C ...) so
-        drift in machine load hits every series alike."""
-        for _ in range(warmup):
+        drift in machine load hits every series alike (after `warmup` rounds:
+        2, none in a smoke run)."""
+        for _ in range(warmup if warmup is not None else (0 if corpus.smoke() else 2)):
             for fn in named.values():
                 fn()
         times: dict[str, list[float]] = {name: [] for name in named}
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default=None, help="comma-separated store sizes (default 1000,10000,100000)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
     args = parser.parse_args(argv)
-    runs = max(args.runs or (10 if args.quick else 20), 10)
+    runs = max(args.runs or (10 if args.quick else 20), corpus.min_runs())
     sizes = [int(s) for s in (args.sizes or ("1000,10000" if args.quick else "1000,10000,100000")).split(",")]
     import_texts = 64 if args.quick else 256
 
@@ -143,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     vectors, embed_seconds = corpus.unique_vectors(log=log)
     model_name = corpus.model_path()
     dbs = {size: corpus.database(size, vectors, model_name, log=log) for size in sizes}
+    corpus.CACHE.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="thatch-perf-", dir=corpus.CACHE))
     bench = Bench(runs, workdir)
     env = bench.env
@@ -273,11 +275,11 @@ def main(argv: list[str] | None = None) -> int:
 def save_report(report: str, name: str, started_at: datetime) -> None:
     """Print the report and keep it as bench/results/NAME-TIMESTAMP.md."""
     print(report)
-    results = HERE / "results"
-    results.mkdir(exist_ok=True)
+    results = corpus.results_dir()
+    results.mkdir(parents=True, exist_ok=True)
     out = results / f"{name}-{started_at.strftime('%Y%m%d-%H%M%S')}.md"
     out.write_text(report + "\n")
-    log(f"saved {out.relative_to(HERE.parent)}")
+    log(f"saved {out}")
 
 
 def render(bench: Bench, started_at: datetime, embed_seconds: float | None) -> str:

@@ -40,9 +40,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import locomo  # noqa: E402
+import models  # noqa: E402
 
 from thatch_cli.context import Context  # noqa: E402
-from thatch_cli.embeddings import SentenceTransformerEmbedder, model_space  # noqa: E402
+from thatch_cli.embeddings import model_space  # noqa: E402
 from thatch_cli.ops.recall import MODES, peek  # noqa: E402
 from thatch_cli.ops.remember import resolve_label  # noqa: E402
 from thatch_cli.settings import RECALL_FLOOR  # noqa: E402
@@ -178,7 +179,7 @@ def main() -> int:
     folder = Path(args.locomo)
     if locomo.missing_data(folder):
         return 2
-    embedder = SentenceTransformerEmbedder(locomo.model_path(args.model))
+    embedder = models.embedder(locomo.model_path(args.model))
     runs = collect(embedder, folder)
     report = {
         "model": model_space(embedder.name),

@@ -1,18 +1,15 @@
-"""A model is what it is, not where it lies; and an embedding space is a
-model family plus its pooling. With the real all-MiniLM-L6-v2: a copied
-model folder needs no reindex, rows an older thatch labelled with a path
-are adopted, and rows written with either pooling rank with a query vector
-of their own pooling."""
+"""A model is what it is, not where it lies. With the real all-MiniLM-L6-v2:
+a copied model folder needs no reindex, and rows an older thatch labelled
+with a path are adopted (tests/test_original_vectors.py has the pooling
+the original thatch's rows need)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from thatch_cli.daemon import runtime
@@ -20,7 +17,6 @@ from thatch_cli.embeddings import SentenceTransformerEmbedder, model_identity, m
 from thatch_cli.ops.recall import recall
 from thatch_cli.ops.reindex import reindex
 from thatch_cli.ops.remember import remember
-from thatch_cli.pooling import pooled
 from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
@@ -103,47 +99,6 @@ def test_rows_an_older_thatch_labelled_with_a_path_are_adopted(cli, minilm_path,
     assert dict(conn.execute("SELECT slug, model FROM entries"))["c"] == model_identity(str(moved), isolated_env)
     assert conn.execute("SELECT value FROM thatch_cli_meta WHERE key = 'model_paths'").fetchone() is None
     conn.close()
-
-
-def test_rows_written_with_either_pooling_rank_with_their_own_query_vector(make_ctx, minilm_path, isolated_env):
-    """Half the notes as thatch writes them (MiniLM's own mean pooling), half
-    as a tool using CLS pooling would (`...#cls`): each query finds its note
-    first, and a CLS row's score is its cosine with the CLS query vector."""
-    embedder = SentenceTransformerEmbedder(minilm_path, env=isolated_env)
-    ctx = make_ctx(embedder=embedder)
-    cls_space = model_space(f"{embedder.name}#cls")
-    cls_rows = {}
-    db = ctx.db()
-    for number, (label, body) in enumerate(NOTES.items()):
-        if number % 2 == 0:
-            remember(ctx, body, label, store="s")
-            continue
-        text = f"# {label}\n\n{body}"
-        vector = pooled(embedder._load(), [text])["cls"][0]
-        slug = label.lower().replace(" ", "-")
-        cls_rows[slug] = vector
-        db.save(Memory(store="s", slug=slug, label=label, content=text, model=f"{embedder.name}#cls",
-                       embedding=vector.astype("<f4").tobytes(), created_at="t", updated_at="t"),
-                overwrite=False, archived=None)
-    for query, slug in QUERIES.items():
-        outcome = recall(ctx, query, store="s", mode="semantic", limit=4, floor=0)
-        assert outcome.notices == [] and len(outcome.results) == 4
-        assert outcome.results[0].memory.slug == slug, (query, [r.memory.slug for r in outcome.results])
-        spaces = embedder.embed_query_spaces(query)
-        for result in outcome.results:
-            if result.memory.slug in cls_rows:
-                row = cls_rows[result.memory.slug]
-                scale, offset = embedder.score_calibration()[cls_space]
-                cosine = float(np.dot(spaces[cls_space], row))
-                assert result.score == pytest.approx(max(0.0, scale * cosine + offset), abs=1e-5)  # scores floor at 0
-                mean_score = float(np.dot(spaces[model_space(embedder.name)], row))
-                assert abs(mean_score - cosine) > 1e-3  # the other pooling would score it differently
-    # Nobody re-embeds the other tool's rows: no reindex war.
-    outcome = reindex(ctx)
-    assert outcome.embedded == 0
-    assert json.dumps(sorted({m.model for m in db.list(["s"])})) == json.dumps(
-        sorted({embedder.name, f"{embedder.name}#cls"}))
-    ctx.close()
 
 
 def test_a_path_no_model_can_adopt_never_holds_up_a_command(cli, isolated_env, monkeypatch):

@@ -102,7 +102,7 @@ def test_the_file_is_read_once_per_change(isolated_env):
     path = write(env, "[recall]\nlimit = 4\n")
     assert settings.value(env, "recall.limit") == 4
     cached = settings._READ[str(path)]
-    assert settings.value(env, "recall.floor") == 0.3 and settings._READ[str(path)] is cached
+    assert settings.value(env, "recall.floor") == 0.35 and settings._READ[str(path)] is cached
     path.write_text("[recall]\nlimit = 5\n")
     assert settings.value(env, "recall.limit") == 5
 
@@ -137,7 +137,7 @@ def test_agent_settings_come_from_the_file_too(isolated_env):
     write(env, "[nudge]\nthreshold = 0.7\n[mcp]\nmax_chars = 5000\n")
     assert threshold(env) == 0.7 and settings.value(env, "mcp.max_chars") == 5000
     assert threshold({**env, "THATCH_RECALL_THRESHOLD": "0.6"}) == 0.6
-    assert threshold({**env, "THATCH_RECALL_THRESHOLD": "7"}) == 0.55
+    assert threshold({**env, "THATCH_RECALL_THRESHOLD": "7"}) == 0.45
 
 
 def test_unknown_keys_are_warned_about_once_with_the_setting_meant(cli, isolated_env):

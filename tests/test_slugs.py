@@ -28,6 +28,14 @@ from thatch_cli.slugs import body_of, derive_label, passage_text, slugify
         ("emoji 🎉 party", "emoji-party"),
         ("١٢٣ arabic digits", "١٢٣-arabic-digits"),
         ("\u00a0nbsp\u00a0", "nbsp"),
+        # JavaScript's \s, not Python's: checked with node against the original's slugify
+        ("Zero\ufeffwidth note", "zero-width-note"),
+        ("\ufeffBOM first", "bom-first"),
+        ("File\x1cseparator", "fileseparator"),
+        ("Group\x1dsep\x1erecord\x1funit", "groupseprecordunit"),
+        ("Next\x85line", "nextline"),
+        ("\x1c", "xs"),
+        ("\x85", "x3p"),
     ],
 )
 def test_slug_table(label, slug):

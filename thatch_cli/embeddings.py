@@ -7,14 +7,15 @@ weights (`all-MiniLM-L6-v2@53aa51172d14`), so a recreated virtualenv or a
 copied folder is the same model. That identity is what the `model` column
 records and what the daemon serves.
 
-An embedding space is the model family plus its pooling: the original
-thatch embeds with Xenova/bge-small-en-v1.5 and mean pooling, while
-sentence-transformers' BGE uses the CLS token, so the two tools' vectors
-of one model are not comparable. A `model` value may name its pooling
-(`...#mean`); `Xenova/...` (the original's transformers.js) means mean
-pooling; anything else is the model's own (native) pooling. Recall ranks
-each space's rows with a query vector of that space; both poolings come
-from one forward pass (query_vectors).
+An embedding space is the model family plus its pooling. The original
+thatch embeds BGE English models (Xenova/bge-small-en-v1.5) with mean
+pooling and L2 normalisation, where the sentence-transformers release
+of BGE uses the CLS token. thatch embeds them the original's way, so both
+tools' rows on one file are one space: such a model's identity carries
+`#mean` (`BAAI/bge-small-en-v1.5#mean`), `Xenova/...` (the original's
+transformers.js) means mean pooling, and anything else is the model's own
+(native) pooling. Rows of another space are never ranked against a query;
+`thatch reindex` re-embeds them.
 
 Nothing here imports numpy or sentence-transformers at module level; the
 model loads on the first vector anyone asks for.
@@ -30,7 +31,11 @@ from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
 from .errors import ModelUnavailable
 from .model_identity import legacy_family, local_identity
-from .pooling import NATIVE, POOLINGS
+
+NATIVE = "native"
+POOLINGS = ("cls", "mean")
+# How the original thatch pools, and so how thatch embeds the models it shares with it.
+ORIGINAL_POOLING = "mean"
 
 if TYPE_CHECKING:
     import numpy as np
@@ -85,14 +90,6 @@ def space_label(space: str) -> str:
     return space[: -len("#" + NATIVE)] if space.endswith("#" + NATIVE) else space
 
 
-def ranked_spaces(name: str) -> set[str]:
-    """The spaces a model's query vectors cover: its own, and each pooling
-    of its family (computed from the same forward pass)."""
-    base, _ = _split_pooling(name)
-    spaces = {model_space(name)} | {model_space(f"{base}#{p}") for p in POOLINGS}
-    return {s for s in spaces if s}
-
-
 def identity_cache(env: Mapping[str, str]) -> Path:
     from .paths import cache_dir
 
@@ -101,14 +98,24 @@ def identity_cache(env: Mapping[str, str]) -> Path:
 
 def model_identity(name: str, env: Mapping[str, str], *, compute: bool = True) -> str | None:
     """What `name` (THATCH_MODEL's value: a hub id, a local folder, or
-    fake:DIM) identifies, without loading it; None when that would mean
+    fake:DIM) identifies, without loading it: the value thatch records in
+    the `model` column, `#mean` included for a model it embeds the
+    original's way (pooled_like_original). None when that would mean
     fingerprinting a folder not seen before and `compute` is False."""
     if name.startswith("fake:"):
         return name
     path = os.path.expanduser(name)
-    if os.path.isdir(path):
-        return local_identity(path, identity_cache(env), compute=compute)
-    return name.strip()
+    identity = local_identity(path, identity_cache(env), compute=compute) if os.path.isdir(path) else name.strip()
+    if identity is not None and pooled_like_original(identity):
+        identity += "#" + ORIGINAL_POOLING
+    return identity
+
+
+def pooled_like_original(name: str) -> bool:
+    """Whether thatch embeds this model as the original thatch does (mean
+    pooling): the BGE English models, which the original uses, so both
+    tools' vectors of one file can be compared."""
+    return wants_query_prefix(name)
 
 
 def legacy_renames(models: Sequence[str], model: str, env: Mapping[str, str]) -> dict[str, str]:
@@ -155,7 +162,7 @@ class SentenceTransformerEmbedder:
         self._source = str(path.resolve()) if path.is_dir() else model
         self._identity = model_identity(self._source, self._env)
         self._model = None
-        self._calibration: dict[str, tuple[float, float]] | None = None
+        self._calibration = None
         self._prefix = BGE_QUERY_PREFIX if wants_query_prefix(self._identity) else ""
 
     @property
@@ -187,15 +194,20 @@ class SentenceTransformerEmbedder:
         except Exception as exc:
             first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ModelUnavailable(f"cannot load embedding model {self._source!r}: {first_line}") from exc
+        if pooled_like_original(self._identity):
+            _pool_like_original(self._model)
         return self._model
 
-    def _in_hub_cache(self) -> bool:
+    def _hub_cache(self) -> Path:
+        """The hub cache of this embedder's environment (the daemon's may not
+        be this process's, and the hub client reads its own only once)."""
         env = self._env
         home = Path(env.get("HOME") or Path.home())
-        hub = env.get("HF_HUB_CACHE") or os.path.join(
-            env.get("HF_HOME") or os.path.join(env.get("XDG_CACHE_HOME") or home / ".cache", "huggingface"), "hub"
-        )
-        return (Path(hub) / ("models--" + self._source.replace("/", "--"))).is_dir()
+        return Path(env.get("HF_HUB_CACHE") or os.path.join(
+            env.get("HF_HOME") or os.path.join(env.get("XDG_CACHE_HOME") or home / ".cache", "huggingface"), "hub"))
+
+    def _in_hub_cache(self) -> bool:
+        return (self._hub_cache() / ("models--" + self._source.replace("/", "--"))).is_dir()
 
     def _check_hub_reachable(self) -> None:
         """Fail in milliseconds, before the 5 s import of sentence-transformers
@@ -215,13 +227,14 @@ class SentenceTransformerEmbedder:
             ) from exc
 
     def _from_hub(self, factory):
+        cache = str(self._hub_cache())
         try:
-            return factory(self._source, device="cpu", local_files_only=True)
+            return factory(self._source, device="cpu", local_files_only=True, cache_folder=cache)
         except Exception:
             if self._env.get("HF_HUB_OFFLINE") == "1" or self._env.get("THATCH_OFFLINE") == "1":
                 raise
         self._check_hub_reachable()
-        return factory(self._source, device="cpu")
+        return factory(self._source, device="cpu", cache_folder=cache)
 
     def embed_query(self, text: str) -> "np.ndarray":
         return self._encode([self._prefix + text])[0]
@@ -229,27 +242,21 @@ class SentenceTransformerEmbedder:
     def embed_passages(self, texts: Sequence[str]) -> "np.ndarray":
         return self._encode(list(texts))
 
-    def embed_query_spaces(self, text: str) -> dict[str, "np.ndarray"]:
-        """The query's vector in each space this model ranks: its own pooling
-        and the others (pooling.py), from one forward pass."""
-        from .pooling import pooled
+    def embed_queries(self, texts: Sequence[str]) -> "np.ndarray":
+        return self._encode([self._prefix + t for t in texts])
 
-        vectors = pooled(self._load(), [self._prefix + text])
-        if vectors is None:
-            return {model_space(self.name): self.embed_query(text)}
-        return {model_space(self.name if p == NATIVE else f"{self.name}#{p}"): v[0] for p, v in vectors.items()}
-
-    def score_calibration(self) -> dict[str, tuple[float, float]]:
-        """space -> (scale, offset) putting each other pooling's cosines on
-        the own pooling's scale; worked out once per model and remembered."""
+    def calibration(self):
+        """This model's calibration (calibration/): cached per identity,
+        measured on the sample the first time (the model is loaded here)."""
         if self._calibration is None:
-            from .model_identity import remembered
-            from .pooling import calibration
+            from . import calibration
+            from .calibration.fit import fit
 
-            key = f"calibration {self.name}"
-            found = remembered(identity_cache(self._env), key, lambda: calibration(self._load(), self._prefix))
-            self._calibration = {model_space(f"{self.name}#{p}"): (float(a), float(b)) for p, (a, b) in found.items()
-                                 if model_space(f"{self.name}#{p}") != model_space(self.name)}
+            found = calibration.lookup(self._env, self.name)
+            if found is None:
+                found = fit(self)
+                calibration.remember(self._env, found)
+            self._calibration = found
         return self._calibration
 
     def _encode(self, texts: list[str]) -> "np.ndarray":
@@ -262,22 +269,23 @@ class SentenceTransformerEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-def query_vectors(embedder: Embedder, text: str) -> dict[str, "np.ndarray"]:
-    """A query's vector per space the embedder ranks (one when it knows no poolings)."""
-    several = getattr(embedder, "embed_query_spaces", None)
-    return several(text) if several else {model_space(embedder.name): embedder.embed_query(text)}
+def _pool_like_original(model) -> None:
+    """Make a loaded sentence-transformers pipeline pool as the original
+    thatch does (mean over the tokens the attention mask keeps), whatever
+    pooling its folder declares (BGE's says CLS). Its Normalize step, or
+    encode's normalize_embeddings, then L2-normalises as the original does."""
+    try:
+        from sentence_transformers.sentence_transformer.modules import Pooling
+    except ImportError:  # sentence-transformers before 6
+        from sentence_transformers.models import Pooling
 
-
-def passage_vectors(embedder: Embedder, text: str) -> dict[str, "np.ndarray"]:
-    """A passage's vector in the embedder's own space (the one stored, and
-    the one near-duplicates are compared in)."""
-    return {model_space(embedder.name): embedder.embed_passages([text])[0]}
-
-
-def score_calibration(embedder: Embedder) -> dict[str, tuple[float, float]]:
-    """space -> (scale, offset) for the query spaces of another pooling ({} for none)."""
-    calibrate = getattr(embedder, "score_calibration", None)
-    return calibrate() if calibrate else {}
+    for index, module in enumerate(model):
+        if type(module).__name__ == "Pooling":
+            mode = getattr(module, "pooling_mode", None) or module.get_pooling_mode_str()
+            if mode != ORIGINAL_POOLING:
+                width = getattr(module, "embedding_dimension", None) or module.word_embedding_dimension
+                model._modules[str(index)] = Pooling(width, pooling_mode=ORIGINAL_POOLING)
+            return
 
 
 class FakeEmbedder:
@@ -317,6 +325,12 @@ class FakeEmbedder:
         import numpy as np
 
         return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self._dim), np.float32)
+
+    def calibration(self):
+        """The test embedder's scores are taken as already on the scale."""
+        from .calibration import IDENTITY_CURVE, KINDS, Calibration, sample_version
+
+        return Calibration(self.name, dict.fromkeys(KINDS, IDENTITY_CURVE), sample=sample_version())
 
 
 def model_name(env: Mapping[str, str]) -> str:

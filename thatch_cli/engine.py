@@ -98,12 +98,12 @@ class LocalEngine:
         inventory: bool = False,
         meanwhile: Callable[[], None] | None = None,
     ) -> Answer:
-        """Rank `stores` against a query or a passage (its vector in the
-        model's own space is returned too). Each embedding space the model
-        covers (its own, other poolings of its family) ranks its rows with
-        the query's vector of that space. `meanwhile` is work the caller
+        """Rank `stores` against a query or a passage (its vector is returned
+        too): the rows of the model's embedding space, each hit scored on the
+        calibrated scale (`min_score` too). `meanwhile` is work the caller
         wants done during the search (run first, in-process)."""
-        from .embeddings import model_space, passage_vectors, query_vectors, score_calibration
+        from .calibration import of as calibration_of
+        from .embeddings import model_space
         from .ranking.dense import db_loader, semantic, to_blob
         from .storage.vectors import inventory
 
@@ -114,29 +114,22 @@ class LocalEngine:
 
         with self.ctx.waiting(IN_PROCESS):
             if query is not None:  # one thread, as the daemon embeds a query (torch_threads.py)
-                vectors = torch_threads.run(1, query_vectors, embedder, query)
+                vector = torch_threads.run(1, embedder.embed_query, query)
             else:
-                vectors = torch_threads.run(None, passage_vectors, embedder, passage or "")
-        own = vectors[model_space(embedder.name)]
-        dim = int(own.shape[-1])
+                vector = torch_threads.run(None, embedder.embed_passages, [passage or ""])[0]
+            calibration = calibration_of(embedder)
+        space = model_space(embedder.name)
+        dim = int(vector.shape[-1])
         db = self.ctx.db()
         unranked = 0
         if inventory and stores:
             unranked = sum(count for model, length, count in inventory(db, list(stores))
-                           if length != 4 * dim or model_space(model) not in vectors)
-        hits = semantic(
-            db_loader(db),
-            list(stores),
-            vectors,
-            score_calibration(embedder) if len(vectors) > 1 else None,
-            branch=branch,
-            include_archived=include_archived,
-            limit=limit,
-            exclude=set(exclude),
-            min_score=min_score,
-            any_branch=any_branch,
-        )
-        return Answer(embedder.name, dim, hits, unranked, to_blob(own) if query is None else None)
+                           if length != 4 * dim or model_space(model) != space)
+        hits = semantic(db_loader(db), list(stores), vector, space, calibration,
+                        "query" if query is not None else "passage", branch=branch,
+                        include_archived=include_archived, limit=limit, exclude=set(exclude), min_score=min_score,
+                        any_branch=any_branch)
+        return Answer(embedder.name, dim, hits, unranked, to_blob(vector) if query is None else None)
 
     def embed_passages(self, texts: Sequence[str]) -> Embedded:
         from .ranking.dense import to_blob
@@ -160,6 +153,14 @@ class LocalEngine:
         with self.ctx.waiting(IN_PROCESS):
             probe = embedder.embed_query("dimension probe")
         return embedder.name, int(probe.shape[-1])
+
+    def calibration(self):
+        """The model's calibration (calibration/); loads the model the first time."""
+        from .calibration import of as calibration_of
+
+        embedder = self.ctx.embedder()
+        with self.ctx.waiting(IN_PROCESS):
+            return calibration_of(embedder)
 
     def close(self) -> None:
         pass
@@ -240,7 +241,8 @@ class DaemonEngine:
                              any_branch=any_branch, wait=self.wait)
             if got is not None:
                 reply, payload = got
-                hits = [Hit(store, slug, float(score), "semantic") for store, slug, score in reply["hits"]]
+                hits = [Hit(store, slug, float(score), "semantic", float(cosine))
+                        for store, slug, score, cosine in reply["hits"]]
                 return Answer(reply["model"], reply["dim"], hits, reply["unranked"], payload or None)
         assert self.local is not None
         return self.local.search(stores, query=query, passage=passage, branch=branch,
@@ -281,6 +283,20 @@ class DaemonEngine:
                 return got[0]["model"], got[0]["dim"]
         assert self.local is not None
         return self.local.model_info()
+
+    def calibration(self):
+        """The model's calibration, as the daemon measured it when it loaded the model."""
+        if self.local is None:
+            got = self._call("info")
+            if got is not None:
+                from .calibration import Calibration
+
+                found = Calibration.from_json(got[0]["calibration"])
+                if found is not None:
+                    return found
+                return Calibration.identity(got[0]["model"])
+        assert self.local is not None
+        return self.local.calibration()
 
     def close(self) -> None:
         self.client.close()

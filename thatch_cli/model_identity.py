@@ -101,16 +101,3 @@ def _write_cache(cache: Path, entries: dict[str, Any]) -> None:
     from .files import write_json_cache
 
     write_json_cache(cache, dict(list(entries.items())[-64:]))
-
-
-def remembered(cache: Path | None, key: str, compute):
-    """A value worked out once per machine and kept in the identity cache
-    under `key` (compute() when absent)."""
-    entries = _read_cache(cache)
-    if key in entries:
-        return entries[key]
-    value = compute()
-    if cache is not None:
-        entries[key] = value
-        _write_cache(cache, entries)
-    return value

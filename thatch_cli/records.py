@@ -122,11 +122,15 @@ class Memory:
 
 
 class Hit(_Frozen):
-    __slots__ = ("store", "slug", "score", "match")
+    """A memory a ranker found. `score`: semantic, on the calibrated scale
+    (calibration/), lexical, the bm25; `match`: "semantic" or "lexical";
+    `cosine`: the model's raw cosine of a semantic hit."""
+
+    __slots__ = ("store", "slug", "score", "match", "cosine")
     _fields = __slots__
 
-    def __init__(self, store: str, slug: str, score: float, match: str) -> None:
-        self._set(store=store, slug=slug, score=score, match=match)  # match: "semantic" or "lexical"
+    def __init__(self, store: str, slug: str, score: float, match: str, cosine: float | None = None) -> None:
+        self._set(store=store, slug=slug, score=score, match=match, cosine=cosine)
 
     @property
     def key(self) -> tuple[str, str]:

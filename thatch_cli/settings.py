@@ -34,18 +34,22 @@ if TYPE_CHECKING:
 
 
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
+# The cut-offs are on the calibrated scale (calibration/): all-MiniLM-L6-v2's
+# cosine, every other model mapped onto it, so they hold whichever model runs.
 # Chosen on a labelled set of 65 pairs of developer notes
 # (bench/duplicate_threshold.py): precision 0.92, recall 0.77 with MiniLM.
 DUPLICATE_THRESHOLD = 0.85
-# Chosen with bench/relevance_floor.py (docs/recall.md): with all-MiniLM-L6-v2,
-# most off-topic queries answer nothing and LoCoMo Recall@5 does not drop.
-RECALL_FLOOR = 0.3
+# Chosen with bench/calibration.py and bench/relevance_floor.py (docs/recall.md):
+# with every model measured, 90-99% of off-topic queries answer nothing and
+# LoCoMo Recall@5 does not drop.
+RECALL_FLOOR = 0.35
 # Versions kept per memory by the history (storage/history.py applies it).
 HISTORY_KEEP = 10
 # Backups of each kind thatch keeps in a folder (ops/backup.py prunes the older ones).
 BACKUP_KEEP = 10
-# The original thatch's value, applied to the dense cosine (bench/recall_threshold.py).
-NUDGE_THRESHOLD = 0.55
+# The prompt nudge's cut-off on the calibrated semantic score (bench/calibration.py):
+# fires for 80-92% of related prompts and at most 4% of unrelated ones, every model.
+NUDGE_THRESHOLD = 0.45
 # What one `thatch mcp` tool result may hold, and the least it can be set to.
 MCP_MAX_CHARS = 20_000
 MCP_MIN_CHARS = 1_000
@@ -147,8 +151,8 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("recall.limit", "int", 10, "THATCH_RECALL_LIMIT",
             "Most results recall shows when --limit is not given.", low=1, high=1000),
     Setting("duplicates.threshold", "float", DUPLICATE_THRESHOLD, "THATCH_DUPLICATE_THRESHOLD",
-            "Cosine from which two memories count as near-duplicates (remember's warning, hygiene,"
-            " duplicates).", above=0, high=1),
+            "Score (0-1, the same for every model) from which two memories count as near-duplicates"
+            " (remember's warning, hygiene, duplicates).", above=0, high=1),
     Setting("history.keep", "int", HISTORY_KEEP, "THATCH_HISTORY_KEEP",
             "Earlier versions kept per memory (overwrites, edits, renames, archiving, forgetting); 0 keeps none.",
             low=0, high=1000),
@@ -156,7 +160,8 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             "Backups of each kind (thatch backup, before a restore) kept in a folder; older ones are removed.",
             low=1, high=10_000),
     Setting("nudge.threshold", "float", NUDGE_THRESHOLD, "THATCH_RECALL_THRESHOLD",
-            "Cosine a memory needs for the agent hook flush-tools to list it to an agent (the recall nudge).", above=0, high=1),
+            "Score (0-1, the same for every model) a memory needs for the agent hook flush-tools to list it"
+            " to an agent (the recall nudge).", above=0, high=1),
     Setting("mcp.max_chars", "int", MCP_MAX_CHARS, "THATCH_MCP_MAX_CHARS",
             "Most characters of one thatch mcp tool result (--max-chars wins).", low=MCP_MIN_CHARS),
     Setting("sync.timeout", "float", SYNC_TIMEOUT, "THATCH_SYNC_TIMEOUT",

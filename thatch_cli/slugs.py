@@ -7,8 +7,10 @@ import unicodedata
 
 DERIVED_LABEL_CHARS = 80
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
-# JavaScript's String.prototype.trim also strips the BOM; Python's strip does not.
+# JavaScript's whitespace (String.prototype.trim and /\s/): not Python's,
+# which adds U+001C-U+001F and U+0085 and leaves out the BOM (U+FEFF).
 _TRIM = " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_SPACE = frozenset(_TRIM)
 
 
 def _keep(ch: str) -> bool:
@@ -28,17 +30,19 @@ def _label_hash(label: str) -> str:
 
 
 def _dashed(text: str) -> str:
-    r"""Every run of whitespace in `text` as one "-" (what `re.sub(r"\s+", "-")`
-    does, without importing re: `show` and `forget` slugify on every run)."""
-    words = text.split()
-    dashed = "-".join(words)
-    if not words:
-        return "-" if text else ""
-    if text[0].isspace():
-        dashed = "-" + dashed
-    if text[-1].isspace():
-        dashed += "-"
-    return dashed
+    r"""Every run of (JavaScript) whitespace in `text` as one "-", what the
+    original's `replace(/\s+/g, "-")` does, without importing re: `show`
+    and `forget` slugify on every run."""
+    out, spaced = [], False
+    for ch in text:
+        if ch in _JS_SPACE:
+            if not spaced:
+                out.append("-")
+            spaced = True
+        else:
+            out.append(ch)
+            spaced = False
+    return "".join(out)
 
 
 def slugify(label: str) -> str:

@@ -176,7 +176,7 @@ def test_recall_default_scope_is_repo_plus_global(cli, seeded):
     assert "elsewhere" not in _slugs(data) and "login-wip" not in _slugs(data) and "old-release" not in _slugs(data)
     first = data["results"][0]
     assert set(first) >= {"score", "store", "label", "branch", "snippet", "match", "slug", "scores"}
-    assert set(first["scores"]) == {"fused", "dense", "dense_rank", "lexical", "lexical_rank"}
+    assert set(first["scores"]) == {"fused", "semantic", "dense", "dense_rank", "lexical", "lexical_rank"}
 
 
 def test_recall_store_all_stores_branch_archived_limit(cli, seeded):
@@ -330,3 +330,18 @@ def test_labels_are_one_line_of_printable_text(cli, label, isolated_env):
     assert result.exit_code == 2 and "label" in result.stderr and len(result.stderr.splitlines()) == 1
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
     assert db(isolated_env).list(None, archived=None) == []
+
+
+def test_show_says_a_row_holds_a_vector_whichever_model_made_it(cli, isolated_env):
+    import sqlite3
+
+    assert cli("remember", "A note", "hello world", "--store", "s").exit_code == 0
+    shown = json.loads(cli("show", "A note", "s", "--json").stdout)["memory"]
+    assert shown["has_vector"] is True and shown["model"] == "fake:64"
+    with sqlite3.connect(isolated_env["THATCH_DB"]) as conn:
+        conn.execute("UPDATE entries SET model = 'Xenova/bge-small-en-v1.5'")
+    shown = json.loads(cli("show", "A note", "s", "--json").stdout)["memory"]
+    assert shown["has_vector"] is True and shown["model"] == "Xenova/bge-small-en-v1.5"
+    with sqlite3.connect(isolated_env["THATCH_DB"]) as conn:
+        conn.execute("UPDATE entries SET embedding = NULL")
+    assert json.loads(cli("show", "A note", "s", "--json").stdout)["memory"]["has_vector"] is False

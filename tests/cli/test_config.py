@@ -20,9 +20,9 @@ def config_file(isolated_env):
 
 
 def test_set_get_unset_and_sources(cli, isolated_env):
-    assert cli("config", "get", "recall.floor").stdout == "0.3\n"
+    assert cli("config", "get", "recall.floor").stdout == "0.35\n"
     result = cli("config", "set", "recall.floor", "0.25")
-    assert result.exit_code == 0 and "recall.floor = 0.25 (was 0.3, default)" in result.stdout
+    assert result.exit_code == 0 and "recall.floor = 0.25 (was 0.35, default)" in result.stdout
     assert config_file(isolated_env).read_text() == "[recall]\nfloor = 0.25\n"
     assert cli("config", "get", "recall.floor").stdout == "0.25\n"
     listed = {s["key"]: s for s in cli("config", "list", "--json").json()["settings"]}
@@ -33,7 +33,7 @@ def test_set_get_unset_and_sources(cli, isolated_env):
     plain = cli("config", "list").stdout.splitlines()
     assert "recall.floor\t0.25\tfile" in plain and "daemon.enabled\tfalse\tenv" in plain  # THATCH_DAEMON=0
     unset = cli("config", "unset", "recall.floor", "--json").json()
-    assert unset["changed"] is True and unset["value"] == 0.3 and unset["source"] == "default"
+    assert unset["changed"] is True and unset["value"] == 0.35 and unset["source"] == "default"
     assert not config_file(isolated_env).exists()  # the last key gone: the file goes too
     again = cli("config", "unset", "recall.floor")
     assert again.exit_code == 0 and "was not set" in again.stdout

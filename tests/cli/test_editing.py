@@ -188,6 +188,28 @@ def test_drop_an_empty_store(cli, isolated_env):
     assert cli("stores", "--drop", "global").exit_code == 2
 
 
+def test_a_store_holding_the_originals_other_rows_is_kept_with_a_reason(cli, isolated_env):
+    """The original thatch keeps behaviors (and predictions) per store, with
+    a foreign key to stores: dropping the store would fail on the key (or,
+    without it, orphan them). thatch refuses in one line and keeps them."""
+    import sqlite3
+
+    cli("remember", "a", "one", "--store", "tmp/store")
+    cli("forget", "a", "tmp/store")
+    with sqlite3.connect(isolated_env["THATCH_DB"]) as conn:
+        conn.execute("CREATE TABLE behaviors (id TEXT PRIMARY KEY, store TEXT NOT NULL REFERENCES stores(name),"
+                     " statement TEXT NOT NULL)")
+        conn.execute("INSERT INTO behaviors VALUES ('b1', 'tmp/store', 'Prefer small commits')")
+    result = cli("stores", "--drop", "tmp/store")
+    assert result.exit_code == 4 and "Traceback" not in result.output
+    assert "1 row of the original thatch (behaviors)" in result.stderr and "FOREIGN KEY" not in result.stderr
+    assert "tmp/store" in cli("stores").stdout
+    with sqlite3.connect(isolated_env["THATCH_DB"]) as conn:
+        assert conn.execute("SELECT count(*) FROM behaviors").fetchone() == (1,)
+        conn.execute("DELETE FROM behaviors")
+    assert cli("stores", "--drop", "tmp/store").exit_code == 0
+
+
 # -- derived labels --------------------------------------------------------------------------------
 
 

@@ -286,7 +286,7 @@ def test_concurrent_clients_get_correct_answers(daemon_env):
                 reply, _ = client.call("search", db=db_path, stores=stores, query=query, passage=None, branch=None,
                                        include_archived=False, limit=10, exclude=[], min_score=None,
                                        any_branch=False, wait=True)
-                got = [(s, slug, round(score, 4)) for s, slug, score in reply["hits"]]  # JSON shows 4 digits
+                got = [(s, slug, round(score, 4)) for s, slug, score, _cosine in reply["hits"]]  # JSON shows 4 digits
                 if got != expected[query]:
                     failures.append((query, got, expected[query]))
         except Exception as exc:  # surfaced below

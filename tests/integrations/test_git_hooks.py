@@ -246,6 +246,38 @@ def test_branch_deletion_is_recorded_and_announced_once(repo):
                            ("acme/widget", "feat/many", 7)]
 
 
+def test_a_database_no_thatch_command_upgraded_still_counts_and_reports(repo):
+    """The original thatch's file, before any thatch command opened it: the
+    hook never upgrades it (so it records nothing), but still counts the
+    deleted branch's memories and says so, once per deletion."""
+    db = Path(os.environ["THATCH_DB"])
+    db.unlink()
+    conn = sqlite3.connect(db)
+    conn.executescript("""
+        CREATE TABLE stores (name TEXT PRIMARY KEY);
+        INSERT INTO stores VALUES ('global'), ('acme/widget');
+        CREATE TABLE entries (slug TEXT NOT NULL, store TEXT NOT NULL REFERENCES stores(name), label TEXT NOT NULL,
+          content TEXT NOT NULL, embedding BLOB, model TEXT, branch TEXT, confidence INTEGER,
+          archived INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+          recall_count INTEGER NOT NULL DEFAULT 0, last_recalled_at TEXT, PRIMARY KEY (slug, store));
+        CREATE TABLE dedup_pairs (store TEXT NOT NULL, slug_a TEXT NOT NULL, slug_b TEXT NOT NULL,
+          status TEXT NOT NULL, checked_at TEXT NOT NULL, PRIMARY KEY (store, slug_a, slug_b));
+    """)
+    for i in range(2):
+        conn.execute("INSERT INTO entries (slug, store, label, content, branch, created_at, updated_at)"
+                     " VALUES (?, 'acme/widget', ?, 'x', 'feat/login', 't', 't')", (f"n{i}", f"n{i}"))
+    conn.commit()
+    conn.close()
+    before = db.read_bytes()
+    install(repo)
+    git(repo, "pack-refs", "--all")  # git then fires the hook for the loose ref and for packed-refs
+    out = git(repo, "branch", "-D", "feat/login").stderr
+    assert thatch_lines(out) == [
+        "thatch: 2 memories were scoped to deleted branch feat/login — run 'thatch hygiene'"]
+    assert db.read_bytes() == before  # never upgraded, nothing written
+    assert thatch_lines(git(repo, "branch", "-D", "empty").stderr) == []
+
+
 def test_rename_is_not_a_deletion(repo):
     install(repo)
     out = git(repo, "branch", "-m", "old-name", "new-name").stderr

@@ -1,7 +1,7 @@
 """With the real model (the bundled all-MiniLM-L6-v2) behind the shared
 daemon: an agent's recall before the model is loaded answers at once by
 keywords, then by meaning once it is; and the agent hook flush-tools lists a memory
-for a paraphrased prompt (dense cosine >= 0.55), stays quiet for an
+for a paraphrased prompt (calibrated cosine >= nudge.threshold), stays quiet for an
 unrelated one, and stamps no recall telemetry. One daemon start serves the
 whole scenario (loading the model takes seconds)."""
 

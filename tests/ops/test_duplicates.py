@@ -25,8 +25,8 @@ from helpers import run_probed, typer_params
 
 STORE = "acme/widget"
 MODEL = {"THATCH_MODEL": "fake:64", "THATCH_STORE": STORE}
-KEYS = {"store", "threshold", "model", "limit", "compared", "skipped_other_model", "without_vector", "pair_count",
-        "cluster_count", "truncated", "clusters"}
+KEYS = {"store", "threshold", "model", "limit", "compared", "skipped_other_model", "without_vector", "calibrated",
+        "pair_count", "cluster_count", "truncated", "clusters"}
 
 
 def open_db(env) -> MemoryDB:
@@ -87,7 +87,7 @@ def test_pairs_chain_into_one_cluster_and_clusters_rank_by_best_pair(cli, isolat
 def test_plain_output_lists_each_cluster_and_exits_zero(cli, isolated_env):
     db = open_db(isolated_env)
     result = cli("duplicates", **MODEL)
-    assert result.exit_code == 0 and "No near-duplicates in acme/widget (cosine ≥ 0.85, 0 memories compared)" \
+    assert result.exit_code == 0 and "No near-duplicates in acme/widget (score ≥ 0.85, 0 memories compared)" \
         in result.stdout
     for slug, angle in (("a", 0), ("b", 25), ("c", 50)):
         put(db, slug, unit(angle))
@@ -96,7 +96,7 @@ def test_plain_output_lists_each_cluster_and_exits_zero(cli, isolated_env):
     lines = result.stdout.splitlines()
     assert lines[:3] == ["Cluster 1: 3 memories, 2 pairs, best 0.91", "  0.91  A  <->  B", "  0.91  B  <->  C"]
     assert "thatch dedup mark A B --status duplicate|supplement|contradiction|unrelated" in result.stdout
-    assert "acme/widget: 2 near-duplicate pairs in 1 cluster (cosine ≥ 0.85, 3 memories compared)" in result.stdout
+    assert "acme/widget: 2 near-duplicate pairs in 1 cluster (score ≥ 0.85, 3 memories compared)" in result.stdout
     assert "\x1b[" not in result.stdout  # not a terminal: no colours
 
 
@@ -115,13 +115,14 @@ def test_only_live_vectors_of_the_configured_model_are_compared(cli, isolated_en
     assert "2 live memories have a vector of another model than fake:64" in plain.stderr
     assert "1 live memory has no vector" in plain.stderr
     # Under the other model the roles swap: only its two rows are compared.
-    code, data = duplicates(cli, THATCH_MODEL="some/other-model")
+    other = FakeEmbedder(64, name="some/other-model")
+    code, data = duplicates(cli, THATCH_MODEL="some/other-model", embedder=other)
     assert clusters_of(data) == [["old-model", "old-model-too"]] and data["skipped_other_model"] == 2
-    # hygiene runs the same scan over every space, each within itself.
+    # hygiene compares what duplicates compares, so both count the same pairs.
     hygiene = json.loads(cli("hygiene", "--json", **MODEL).stdout)
-    assert {(p["a"]["slug"], p["b"]["slug"]) for p in hygiene["duplicates"]} == {("a", "mirror"),
-                                                                                  ("old-model", "old-model-too")}
-    assert hygiene["duplicate_check"]["pair_count"] == 2 and hygiene["duplicate_check"]["truncated"] is False
+    assert {(p["a"]["slug"], p["b"]["slug"]) for p in hygiene["duplicates"]} == {("a", "mirror")}
+    check = hygiene["duplicate_check"]
+    assert (check["pair_count"], check["skipped_other_model"], check["truncated"]) == (1, 2, False)
 
 
 def test_verdicts_remove_pairs_before_clustering(cli, isolated_env):
@@ -360,7 +361,7 @@ def test_the_daemon_embeds_a_passage_search_as_a_passage(isolated_env, tmp_path)
     embedder = RecordingEmbedder()
 
     class Model:
-        name, dim = "fake:64", 64
+        name, dim, calibration = "fake:64", 64, None
         embed_query, embed_passages = embedder.embed_query, embedder.embed_passages
 
     server = Server(isolated_env, str(tmp_path))

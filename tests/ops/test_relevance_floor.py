@@ -46,22 +46,22 @@ def recall_counts(isolated_env) -> dict[str, int]:
 
 def test_an_unrelated_query_answers_nothing_and_stamps_nothing(cli, store, isolated_env):
     data = recall_json(cli, "banana", "bread", "recipe")
-    assert data["results"] == [] and data["floor"] == 0.3
+    assert data["results"] == [] and data["floor"] == 0.35
     assert data["weak_count"] >= 1 and data["weak"] is None  # weak matches exist, not asked for
     plain = cli("recall", "banana", "bread", "recipe", "--store", "s")
     assert plain.stdout == "" and "no memories match well enough in s" in plain.stderr
-    assert "below the floor 0.3 left out (--show-weak lists them)" in plain.stderr
+    assert "below the floor 0.35 left out (--show-weak lists them)" in plain.stderr
     assert set(recall_counts(isolated_env).values()) == {0}
 
 
 def test_weak_matches_on_request_stay_apart_and_unstamped(cli, store, isolated_env):
     data = recall_json(cli, "banana", "bread", "recipe", "--show-weak")
     assert data["results"] == [] and len(data["weak"]) == data["weak_count"] >= 1
-    assert all(w["score"] < 0.3 for w in data["weak"])
+    assert all(w["score"] < 0.35 for w in data["weak"])
     plain = cli("recall", "banana", "bread", "recipe", "--store", "s", "--show-weak")
     lines = plain.stdout.splitlines()
-    assert lines and all(float(line.split("\t")[0]) < 0.3 for line in lines)  # only weak ones, one per line
-    assert f"the last {len(lines)} line" in plain.stderr and "below the floor 0.3" in plain.stderr
+    assert lines and all(float(line.split("\t")[0]) < 0.35 for line in lines)  # only weak ones, one per line
+    assert f"the last {len(lines)} line" in plain.stderr and "below the floor 0.35" in plain.stderr
     assert set(recall_counts(isolated_env).values()) == {0}
 
 
@@ -97,7 +97,9 @@ def test_library_search_takes_a_floor(make_ctx, cli, store):
 def test_scores_are_on_one_0_to_1_scale_in_every_mode(cli, store, mode):
     data = recall_json(cli, "ruff", "check", "format", "lint", "--mode", mode, "--floor", "0")
     scores = [r["score"] for r in data["results"]]
-    assert scores and all(0 <= s <= 1 for s in scores) and scores == sorted(scores, reverse=True)
+    assert scores and all(0 <= s <= 1 for s in scores)
+    if mode != "hybrid":  # hybrid orders by score and standing (ranking/fusion.py)
+        assert scores == sorted(scores, reverse=True)
     top = data["results"][0]
     assert top["slug"] == "lint-command" and top["score"] >= 0.3
     if mode == "lexical":  # bm25 stays in the breakdown, the score is on the scale

@@ -53,6 +53,37 @@ def test_fuse_combines_the_two_scales_as_independent_evidence():
     assert all(0 <= r.score <= 1 for r in ranked)
 
 
+def test_hybrid_order_adds_how_far_a_memory_stands_out_in_each_ranking():
+    """The order is the score plus a tenth of the memory's z-scores in the two
+    rankings (CombSUM); the 0-1 score itself stays as it was. Here "a" means
+    something (0.46) and is the best keyword match by far: it comes first,
+    ahead of two paraphrases that score a little higher on meaning alone."""
+    import statistics
+
+    meaning = {"f": 0.68, "b": 0.67, "e": 0.59, "c": 0.50, "a": 0.46, "d": 0.23}
+    bm25 = {"a": 3.1, "c": 1.3}
+    ranked = fuse([H(k, v) for k, v in meaning.items()], [H(k, v, "lexical") for k, v in bm25.items()],
+                  query_weight=8.0)
+    scores = {r.key[1]: r.score for r in ranked}
+    words = {k: 0.8 * bm25.get(k, 0) / 8.0 for k in meaning}
+    assert scores == pytest.approx({k: 1 - (1 - meaning[k]) * (1 - words[k]) for k in meaning})
+    assert scores["f"] > scores["a"]
+
+    def z(values):
+        mean, spread = statistics.fmean(values.values()), max(statistics.pstdev(values.values()), 0.1)
+        return {k: (v - mean) / spread for k, v in values.items()}
+
+    standing, wording = z(meaning), z(words)
+    expected = sorted(meaning, key=lambda k: -(scores[k] + 0.1 * (standing[k] + wording[k])))
+    assert [r.key[1] for r in ranked] == expected and expected[0] == "a"
+
+
+def test_in_a_small_store_a_lone_weak_keyword_match_does_not_jump_a_clear_paraphrase():
+    dense = [H("release", 0.38), H("style", 0.16), H("onboarding", 0.096), H("logging", 0.05)]
+    ranked = fuse(dense, [H("onboarding", 1.27, "lexical")], query_weight=9.6)
+    assert ranked[0].key[1] == "release"
+
+
 def test_scores_do_not_depend_on_the_other_memories():
     """An absolute scale: a memory's score is the same alone or among
     others, so a floor means the same in a store of one."""

@@ -136,6 +136,8 @@ def list_(
     branch: Annotated[str | None, Option("--branch", "-b", metavar="BRANCH",
                                          help="Only memories scoped to this branch.")] = None,
     this_branch: Annotated[bool, Option("--this-branch", help="Only memories scoped to the current branch.")] = False,
+    all_branches: Annotated[bool, Option("--all-branches", help="Memories of every branch and unscoped ones (the"
+                                                                " default, said explicitly).")] = False,
     archived: Annotated[bool, Option("--archived", help="List archived memories instead of live ones.")] = False,
     limit: Annotated[int | None, Option("--limit", "-n", metavar="N", min=1,
                                         help="At most N memories, the newest (default: all).")] = None,
@@ -146,8 +148,8 @@ def list_(
     On a terminal, one row per memory that fits the window: label, branch, confidence, date and as much of the text as there is room for. Piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet (with --all-stores, store first)."""
     from ..ops.memories import list_memories
 
-    listing = list_memories(ctx, store, branch=branch, this_branch=this_branch, archived=archived,
-                            all_stores=all_stores, limit=limit)
+    listing = list_memories(ctx, store, branch=branch, this_branch=this_branch, all_branches=all_branches,
+                            archived=archived, all_stores=all_stores, limit=limit)
     if out.json_mode:
         out.json(listing.to_json())
         return

@@ -33,15 +33,19 @@ Limit = Annotated[Optional[int], Option("--limit", "-n", metavar="N", show_defau
                                         help="Most results to show (default: setting recall.limit, 10).")]
 Mode = Annotated[str, Option("--mode", "-m", choices=validate.MODES,
                              help="Ranking: hybrid (meaning and exact words), semantic or lexical.")]
+AllBranches = Annotated[bool, Option("--all-branches", help="Include the memories of every branch (each result"
+                                                            " names its branch).")]
 
 
 @command("recall", examples=[
     'thatch recall "how do I publish a new version?"',
     'thatch recall "ERR_CONN_RESET" --mode lexical',
     'thatch recall "staging port" --global',
+    'thatch recall "login form" --all-branches',
     'thatch recall "deploy" | cut -f3     # the labels',
     'thatch recall "deploy" --json --budget 4000',
-], json="query, stores, branch, mode, results (brief plus score, match, scores, snippet, content), notices,"
+], json="query, stores, branch, all_branches, mode, floor, results (brief plus score, match, scores, snippet,"
+        " content), weak_count, weak, notices,"
         " budget (chars, omitted; null without --budget)")
 def recall(
     ctx: Context, out: Output, *,
@@ -53,12 +57,13 @@ def recall(
                                             help="Include this branch's memories instead of the current branch's.")] = None,
     this_branch: Annotated[bool, Option("--this-branch",
                                         help="Include the current branch's memories (the default).")] = False,
+    all_branches: AllBranches = False,
     limit: Limit = None,
     include_archived: Annotated[bool, Option("--include-archived", help="Search archived memories too.")] = False,
     mode: Mode = "hybrid",
     floor: Annotated[Optional[float], Option("--floor", metavar="SCORE", show_default=False,
                                              help="Leave out matches scoring below SCORE, 0-1"
-                                                  " (default: setting recall.floor, 0.3; 0 shows all).")] = None,
+                                                  " (default: setting recall.floor, 0.35; 0 shows all).")] = None,
     show_weak: Annotated[bool, Option("--show-weak",
                                       help="Also list the matches below the floor, apart (never counted as recalled).")
                          ] = False,
@@ -78,10 +83,11 @@ def recall(
     from ..ops.scope import branch_choice
 
     budget = validate.budget(budget)
+    validate.one_of(**{"--this-branch": this_branch, "--all-branches": all_branches})
     if this_branch:
         branch = branch_choice(ctx, branch, this_branch)
     outcome = find(ctx, " ".join(query), store=store, all_stores=all_stores, branch=branch, limit=limit,
-                   include_archived=include_archived, mode=mode, floor=floor)
+                   include_archived=include_archived, mode=mode, floor=floor, all_branches=all_branches)
     show(out, outcome, budget, show_weak)
 
 

@@ -21,7 +21,8 @@ MEMBERS_SHOWN = 10
 @command("hygiene", examples=["thatch hygiene", "thatch hygiene --stale-days 30 --global", "thatch hygiene --json"],
          json="store, clean, exit_code, checked_at, stale_days, unreadable (memories that cannot be read),"
               " duplicates (score, a, b: briefs),"
-              " duplicate_check (threshold, compared, without_vector, spaces, pair_count, truncated),"
+              " duplicate_check (threshold, compared, skipped_other_model, without_vector, spaces, calibrated,"
+              " pair_count, truncated),"
               " stale (brief plus last_recalled_at, last_activity, idle_days),"
               " orphans (checked, skipped_reason, repository, branches: branch, deleted_at, memories)")
 def hygiene(
@@ -44,7 +45,7 @@ def hygiene(
         return code
     scan, orphans = report.duplicates, report.orphans
     if scan.pairs:
-        section(out, f"Near-duplicates (cosine ≥ {report.threshold:g})")
+        section(out, f"Near-duplicates (score ≥ {report.threshold:g})")
         _pairs(out, scan.pairs)
         out.line("  Merge them (remember --overwrite, then forget), or keep both:"
                  f" thatch dedup keep {shell_word(scan.pairs[0].a.label)} {shell_word(scan.pairs[0].b.label)}")
@@ -77,6 +78,7 @@ def hygiene(
         out.notice(f"showing the best {len(scan.pairs)} of {scan.pair_count} near-duplicate pairs;"
                    " `thatch duplicates` groups them into clusters")
     _without_vector_notice(out, scan.without_vector)
+    _uncalibrated_notice(out, scan)
     facts = [plural(scan.pair_count, "near-duplicate pair", "near-duplicate pairs"),
              plural(len(report.stale), "stale memory", "stale memories")]
     if orphans.checked:
@@ -89,15 +91,16 @@ def hygiene(
 
 
 @command("duplicates", examples=["thatch duplicates", "thatch duplicates --threshold 0.75 --limit 20"],
-         json="store, threshold, model, limit, compared, skipped_other_model, without_vector, pair_count,"
+         json="store, threshold, model, limit, compared, skipped_other_model, without_vector, calibrated, pair_count,"
               " cluster_count, truncated, clusters (size, best_score, pair_count, members: slug and label,"
               " pairs: a, b, score)")
 def duplicates(
     ctx: Context, out: Output, *,
     store: Store = None,
-    threshold: Annotated[Optional[float], Option("--threshold", "-t", metavar="COSINE", show_default=False,
-                                                 help="Report pairs with at least this cosine (above 0, at most 1;"
-                                                      " default: setting duplicates.threshold, 0.85).")] = None,
+    threshold: Annotated[Optional[float], Option("--threshold", "-t", metavar="SCORE", show_default=False,
+                                                 help="Report pairs scoring at least this (0-1, the same for every"
+                                                      " model; above 0, at most 1; default: setting"
+                                                      " duplicates.threshold, 0.85).")] = None,
     limit: Annotated[int, Option("--limit", "-n", metavar="N",
                                  help=f"Report the best N pairs (1-{validate.MAX_PAIR_LIMIT});"
                                       " counts still cover every pair.")] = DEFAULT_PAIR_LIMIT,
@@ -121,7 +124,7 @@ def duplicates(
         out.json(report.to_json())
         return
     scan = report.scan
-    cut = f"cosine ≥ {report.threshold:g}, {plural(scan.compared, 'memory', 'memories')} compared"
+    cut = f"score ≥ {report.threshold:g}, {plural(scan.compared, 'memory', 'memories')} compared"
     for number, cluster in enumerate(scan.clusters, 1):
         section(out, f"Cluster {number}: {plural(len(cluster.members), 'memory', 'memories')},"
                      f" {plural(cluster.pair_count, 'pair', 'pairs')}, best {cluster.best_score:.2f}")
@@ -148,6 +151,12 @@ def duplicates(
                    f" another model than {report.model} and {'was' if scan.skipped_other_model == 1 else 'were'}"
                    " not compared; run `thatch reindex`")
     _without_vector_notice(out, scan.without_vector)
+    _uncalibrated_notice(out, scan)
+
+
+def _uncalibrated_notice(out: Output, scan) -> None:
+    if not scan.calibrated and scan.compared:
+        out.notice("the model's scores could not be calibrated (it did not load), so raw cosines were compared")
 
 
 def _without_vector_notice(out: Output, count: int) -> None:

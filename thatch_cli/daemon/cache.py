@@ -1,6 +1,6 @@
-"""The daemon's store cache: each store's vector matrices (one per embedding
-space), kept per (database file, store, spaces, dim) and stamped with the store version the
-triggers maintain. A request whose store version differs reloads it inside
+"""The daemon's store cache: each store's vector matrix of the model's
+embedding space, kept per (database file, store, space, dim) and stamped
+with the store version the triggers maintain. A request whose store version differs reloads it inside
 one read transaction, so the matrix and the version agree; a save a client
 reports is patched in instead. The database stays the only source of truth.
 """
@@ -21,8 +21,8 @@ MAX_CACHED = 32
 class Entry:
     __slots__ = ("version", "vectors", "unranked")
 
-    def __init__(self, version: int, vectors: dict[str, Any], unranked: int) -> None:
-        # vectors: space -> dense.StoreVectors
+    def __init__(self, version: int, vectors: Any, unranked: int) -> None:
+        # vectors: dense.StoreVectors
         self.version, self.vectors, self.unranked = version, vectors, unranked
 
 
@@ -66,13 +66,13 @@ class StoreCache:
             self._dbs[real] = (ident, db, lock)
             return real, db, lock
 
-    def entry(self, path: str, store: str, spaces: tuple[str, ...], dim: int) -> Entry:
+    def entry(self, path: str, store: str, space: str, dim: int) -> Entry:
         from ..embeddings import model_space
         from ..ranking.dense import load_store_vectors
         from ..storage.vectors import inventory
 
         real, db, lock = self._database(path)
-        key = (real, store, spaces, dim)
+        key = (real, store, space, dim)
         with lock:
             version = db.store_version(store)
             with self._guard:
@@ -82,9 +82,9 @@ class StoreCache:
                     return found
             with db.snapshot():
                 version = db.store_version(store)
-                vectors = load_store_vectors(db, store, spaces, dim)
+                vectors = load_store_vectors(db, store, space, dim)
                 unranked = sum(count for model, length, count in inventory(db, [store])
-                               if length != 4 * dim or model_space(model) not in spaces)
+                               if length != 4 * dim or model_space(model) != space)
             entry = Entry(version, vectors, unranked)
             with self._guard:
                 self._entries[key] = entry
@@ -113,15 +113,12 @@ class StoreCache:
                 found = [(k, e) for k, e in self._entries.items()
                          if k[0] == real and k[1] == store and e.version == before]
             for key, entry in found:
-                _, _, spaces, dim = key
+                _, _, space, dim = key
                 if blob is not None and len(blob) == 4 * dim and not finite_rows([blob], dim).all():
                     blob = None  # never ranked: reloading leaves it out the same way
-                vectors, was_ranked, ranked = {}, False, False
-                for space, matrix in entry.vectors.items():
-                    row = (branch, archived, blob) if blob is not None and comparable(model, blob, space, dim) else None
-                    vectors[space], present = with_row(matrix, slug, row, dim)
-                    was_ranked, ranked = was_ranked or present, ranked or row is not None
-                unranked = entry.unranked - (1 if replaced and not was_ranked else 0) + (0 if ranked else 1)
+                row = (branch, archived, blob) if blob is not None and comparable(model, blob, space, dim) else None
+                vectors, was_ranked = with_row(entry.vectors, slug, row, dim)
+                unranked = entry.unranked - (1 if replaced and not was_ranked else 0) + (0 if row is not None else 1)
                 with self._guard:
                     self._entries[key] = Entry(after, vectors, max(unranked, 0))
                     self.patches += 1
@@ -131,7 +128,7 @@ class StoreCache:
     def size(self) -> tuple[int, int]:
         """(cached stores, cached vectors)."""
         with self._guard:
-            return len(self._entries), sum(len(m.slugs) for e in self._entries.values() for m in e.vectors.values())
+            return len(self._entries), sum(len(e.vectors.slugs) for e in self._entries.values())
 
     def close(self) -> None:
         with self._guard:

@@ -72,7 +72,8 @@ def shutdown(server: Server, request: dict, payload: bytes) -> Reply:
 
 def info(server: Server, request: dict, payload: bytes) -> Reply:
     server.model.get()
-    return {"model": server.model.name, "dim": server.model.dim}, b""
+    return {"model": server.model.name, "dim": server.model.dim,
+            "calibration": server.model.calibration.to_json()}, b""
 
 
 def embed(server: Server, request: dict, payload: bytes) -> Reply:
@@ -89,7 +90,7 @@ def embed(server: Server, request: dict, payload: bytes) -> Reply:
 
 
 def search(server: Server, request: dict, payload: bytes) -> Reply:
-    from ..embeddings import model_space, passage_vectors, query_vectors, ranked_spaces, score_calibration
+    from ..embeddings import model_space
     from ..ranking.dense import semantic, to_blob
 
     stores = request["stores"]
@@ -99,35 +100,28 @@ def search(server: Server, request: dict, payload: bytes) -> Reply:
         raise ErrorReply(MODEL_LOADING, "the embedding model is still loading")
     returned = b""
     if request["query"] is not None:
-        vectors = query_vectors(server.model, request["query"])
+        vector, kind = server.model.embed_query(request["query"]), "query"
     elif request["passage"] is not None:
-        vectors = passage_vectors(server.model, request["passage"])
+        vector, kind = server.model.embed_passages([request["passage"]])[0], "passage"
+        returned = to_blob(vector)
     else:
         raise ErrorReply("bad_request", "search needs a query or a passage")
-    own = vectors[model_space(server.model.name)]
-    if request["passage"] is not None:
-        returned = to_blob(own)
-    dim = int(own.shape[-1])
+    dim = int(vector.shape[-1])
     entries = {}
-    every_space = ranked_spaces(server.model.name)
 
-    def loader(store: str, spaces: tuple[str, ...], dim: int):
-        # One cache entry per store whatever the request ranks (a passage
-        # check needs one space, a query all of them): loading every space
-        # the model ranks costs one read, caching each subset would cost two.
-        entries[store] = server.cache.entry(request["db"], store, tuple(sorted(every_space | set(spaces))), dim)
+    def loader(store: str, space: str, dim: int):
+        entries[store] = server.cache.entry(request["db"], store, space, dim)
         return entries[store].vectors
 
     try:
         exclude = {(str(s), str(slug)) for s, slug in request["exclude"]}
     except (TypeError, ValueError):
         raise ErrorReply("bad_request", "exclude must be a list of [store, slug] pairs") from None
-    calibration = score_calibration(server.model) if len(vectors) > 1 else None
-    hits = semantic(loader, stores, vectors, calibration, branch=request["branch"],
-                    include_archived=request["include_archived"], limit=request["limit"],
+    hits = semantic(loader, stores, vector, model_space(server.model.name), server.model.calibration, kind,
+                    branch=request["branch"], include_archived=request["include_archived"], limit=request["limit"],
                     exclude=exclude, min_score=request["min_score"], any_branch=request["any_branch"])
     return {"model": server.model.name, "dim": dim, "unranked": sum(e.unranked for e in entries.values()),
-            "hits": [[h.store, h.slug, h.score] for h in hits]}, returned
+            "hits": [[h.store, h.slug, h.score, h.cosine] for h in hits]}, returned
 
 
 def saved(server: Server, request: dict, payload: bytes) -> Reply:

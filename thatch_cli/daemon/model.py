@@ -28,6 +28,7 @@ class Model:
         self.name = runtime.expected_model(env)
         self.ready = threading.Event()
         self.embedder = None
+        self.calibration = None  # calibration.Calibration, once loaded
         self.dim = 0
         self.error: str | None = None
         self.load_seconds: float | None = None
@@ -39,6 +40,7 @@ class Model:
     def load(self) -> None:
         started = time.monotonic()
         try:
+            from ..calibration import of as calibration_of
             from ..embeddings import embedder_from_env
             from ..errors import ThatchError
 
@@ -49,6 +51,7 @@ class Model:
                 int(embedder.dim)  # builds the model (imports, weights) without running it
                 page_out_libraries()  # set-up code leaves memory; the warm-up brings back what encoding uses
                 probe = embedder.embed_query("dimension probe")  # warms the model
+                self.calibration = calibration_of(embedder)  # measured once per model and machine
                 self.embedder, self.dim = embedder, int(probe.shape[-1])
                 if embedder.name != self.name:
                     log(f"model reports name {embedder.name!r}, expected {self.name!r}")
@@ -110,16 +113,6 @@ class Model:
 
     def embed_passages(self, texts: list[str]):
         return self._run(self.get().embed_passages, texts)
-
-    def embed_query_spaces(self, text: str):
-        from ..embeddings import query_vectors
-
-        return self._run(query_vectors, self.get(), text, threads=1)
-
-    def score_calibration(self):
-        from ..embeddings import score_calibration
-
-        return self._run(score_calibration, self.get())
 
     def close(self) -> None:
         self._worker.shutdown(wait=False, cancel_futures=True)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 
 # Checked against the declared sizes before anything is read: a frame that
 # claims more is refused without allocating for it. A request's header holds
@@ -116,10 +116,12 @@ SHAPES: dict[str, Shape] = {shape.op: shape for shape in (
           bound=False),
     Shape("status", {}, _STATUS, bound=False),
     Shape("shutdown", {"unless": OPT_OBJECT, "reason": TEXT}, {"stopping": FLAG, "pid": COUNT}, bound=False),
-    Shape("info", {}, {"model": TEXT, "dim": COUNT}),
+    # The model's calibration (calibration.Calibration.to_json).
+    Shape("info", {}, {"model": TEXT, "dim": COUNT, "calibration": (dict,)}),
     # Payload of the reply: one vector per text.
     Shape("embed", {"texts": LIST, "kind": TEXT}, {"model": TEXT, "dim": COUNT, "count": COUNT}),
     # Exactly one of query / passage; a passage's vector comes back as the payload.
+    # hits: [store, slug, calibrated score, raw cosine]; min_score is on the calibrated scale.
     # wait=False: answer "model_loading" at once instead of waiting for the model.
     Shape("search", {
         "db": TEXT, "stores": LIST, "query": OPT_TEXT, "passage": OPT_TEXT, "branch": OPT_TEXT,

@@ -159,6 +159,13 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
                          f" — run 'thatch rescope --from {shell_word(branch)} --to {to}'")
                 continue
             try:
+                if not fastread.records_deletions(conn):
+                    # A file no thatch command has upgraded yet (the original's): record nothing, still count.
+                    count = fastread.live_count(conn, store, branch)
+                    if count and _first_telling(env, store, branch, git_pid):
+                        _say(f"thatch: {_plural(count, 'memory was', 'memories were')} scoped to deleted branch"
+                             f" {one_line(branch)} — run 'thatch hygiene'")
+                    continue
                 count = fastread.record_deletion(conn, store, branch, now or format_ts(system_clock()), git_pid)
             except sqlite3.OperationalError as exc:
                 # Git must not wait behind another writer: say what was missed.
@@ -192,6 +199,33 @@ def memories_fetched(env: Mapping[str, str], cwd: Path, remotes: Sequence[str]) 
     subprocess.Popen([sys.executable, "-m", "thatch_cli", "sync", "--from-hook"], cwd=cwd, env=child_env,
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      start_new_session=True, close_fds=True)
+
+
+def _first_telling(env: Mapping[str, str], store: str, branch: str, git_pid: int | None) -> bool:
+    """Whether this deletion was not told yet: git fires the hook more than
+    once for one deletion, and without the database's record of deletions
+    a small marker in the runtime folder (git's pid, the time) says so."""
+    import hashlib
+    import time
+
+    from ..daemon.runtime import user_dir
+
+    key = hashlib.sha256(f"{paths.db_path(env)}\0{store}\0{branch}".encode()).hexdigest()[:16]
+    marker = Path(user_dir(env)) / f"deleted-{key}"
+    try:
+        pid, at = marker.read_text().split()
+        if time.time() - float(at) < fastread.DUPLICATE_WINDOW_S and (git_pid is None or pid == str(git_pid)):
+            return False
+    except (OSError, ValueError):
+        pass
+    try:
+        from ..files import make_dirs, replace_atomically
+
+        make_dirs(marker.parent, 0o700)
+        replace_atomically(marker, f"{git_pid or 0} {time.time()}", 0o600, durable=False)
+    except OSError:
+        pass
+    return True
 
 
 # -- entry point ----------------------------------------------------------------------

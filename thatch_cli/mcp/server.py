@@ -65,13 +65,13 @@ class ToolRunner:
         try:
             args = check_arguments(tool, dict(arguments or {}))
         except ThatchError as err:
-            return error_reply(err)
+            return error_reply(err, tool)
         ctx = self.context(tool)
         try:
             ctx.db().set_lock_wait(self.lock_wait)
             reply = tool.run(ctx, args, self.session)
         except ThatchError as err:
-            return error_reply(err)
+            return error_reply(err, tool)
         except Exception as exc:  # never let one call take the server down
             err = database_error(exc)
             if err is None:
@@ -98,9 +98,11 @@ class ToolRunner:
 MAX_ERROR_CHARS = 500
 
 
-def error_reply(err: ThatchError) -> Reply:
-    data = {key: _shortened(value, MAX_ERROR_CHARS) if isinstance(value, str) else value
-            for key, value in err.to_json().items()}
+def error_reply(err: ThatchError, tool: Tool | None = None) -> Reply:
+    data = err.to_json()
+    if tool is not None:
+        data["message"] = tool_wording(data["message"], tool)
+    data = {key: _shortened(value, MAX_ERROR_CHARS) if isinstance(value, str) else value for key, value in data.items()}
     return Reply({"error": data}, render_error, is_error=True)
 
 
@@ -111,6 +113,37 @@ def _shortened(text: str, limit: int) -> str:
 def _shown(value: Any) -> str:
     """`value` as an error message quotes it: its repr, cut to 80 characters."""
     return _shortened(repr(value), 80)
+
+
+_FLAG = None
+# Words that follow a flag in a sentence without being its value.
+_NOT_VALUES = {"or", "and", "to", "not", "with", "first", "instead", "is", "are", "must", "needs"}
+
+
+def tool_wording(message: str, tool: Tool) -> str:
+    """An operation's message as the tool's caller needs it: a command-line
+    flag it names (`--overwrite`, `--no-archived`, `--store NAME`) becomes
+    the tool's argument (`overwrite: true`, `archived: false`, `store: NAME`).
+    Flags the tool has no argument for are left as they are."""
+    import re
+
+    global _FLAG
+    _FLAG = _FLAG or re.compile(r"--(no-)?([a-z][a-z-]*)( [^\s;,)]+)?")
+    by_flag = {name.lower().replace("_", "-"): name for name in tool.properties}
+    by_flag.update({re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower(): name for name in tool.properties})
+
+    def word(match: re.Match) -> str:
+        name = by_flag.get(match.group(2))
+        if name is None:
+            return match.group(0)
+        rest = match.group(3) or ""
+        if tool.properties[name].get("type") == "boolean":
+            return f"{name}: {'false' if match.group(1) else 'true'}{rest}"
+        if rest and rest.strip() not in _NOT_VALUES:
+            return f"{name}:{rest}"
+        return name + rest
+
+    return _FLAG.sub(word, message)
 
 
 # -- argument checks ------------------------------------------------------------------

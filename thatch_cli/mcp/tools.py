@@ -95,7 +95,7 @@ def _recall(ctx: Context, args: dict, state: Session) -> Reply:
     # Under another writer's lock, recall still answers (its stamps are skipped, with a notice).
     outcome = recall(ctx, args["query"], store=args.get("store"), branch=args.get("branch"),
                      limit=args.get("limit", 10), include_archived=bool(args.get("includeArchived")),
-                     mode=args.get("mode", "hybrid"))
+                     mode=args.get("mode", "hybrid"), all_branches=bool(args.get("all_branches")))
     data = views.recall(outcome.to_json())
     if args.get("budget"):
         # The count is filled in once capped (server.py); this placeholder is as long as it can get.
@@ -113,7 +113,8 @@ def _list(ctx: Context, args: dict, state: Session) -> Reply:
     the last), also when the character cap shortened this one."""
     from ..ops.memories import list_memories
 
-    listing = list_memories(ctx, args.get("store"), branch=args.get("branch"), archived=bool(args.get("archived")))
+    listing = list_memories(ctx, args.get("store"), branch=args.get("branch"), archived=bool(args.get("archived")),
+                            all_branches=bool(args.get("all_branches")))
     offset, limit = args.get("offset", 0), args.get("limit", LIST_PAGE)
     everything = listing.to_json()
     total = len(everything["memories"])
@@ -275,12 +276,15 @@ TOOLS: list[Tool] = [
     Tool(
         "memory_recall",
         "Search memories by meaning and by their words: this project's store and the global store together"
-        " unless `store` is given. Use it before answering anything the project or the user may have settled"
-        " before. Returns the best matches with their full content.",
+        " unless `store` is given; memories scoped to another git branch only with all_branches. Use it before"
+        " answering anything the project or the user may have settled before. Returns the best matches with"
+        " their full content.",
         {
             "query": _text("What you are looking for, in natural language or exact identifiers.", minLength=1),
             "store": _text("Search only this store (default: this project's store and global)."),
             "branch": _text("Include this branch's memories instead of the current branch's."),
+            "all_branches": {"type": "boolean", "description": "Include the memories of every branch (each"
+                                                               " result names its branch)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": RECALL_MAX_LIMIT,
                       "description": "Most results to return (default 10)."},
             "includeArchived": {"type": "boolean", "description": "Search archived memories too."},
@@ -301,6 +305,8 @@ TOOLS: list[Tool] = [
         {
             "store": _text("Store to list (default: this project's store)."),
             "branch": _text("Only memories scoped to this branch."),
+            "all_branches": {"type": "boolean", "description": "Every branch's memories and unscoped ones (the"
+                                                               " default, said explicitly)."},
             "archived": {"type": "boolean", "description": "List archived memories instead of live ones."},
             "offset": {"type": "integer", "minimum": 0,
                        "description": "Skip this many (newest first); pass the next_offset of the last page."},
@@ -338,8 +344,9 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         "find_duplicates",
-        "Find clusters of near-duplicate memories (cosine similarity of their stored vectors) that may need"
-        " merging. Pairs already judged with dedup_mark_checked are skipped.",
+        "Find clusters of near-duplicate memories (similarity of their stored vectors, on a 0-1 scale that"
+        " means the same for every embedding model) that may need merging. Pairs already judged with"
+        " dedup_mark_checked are skipped.",
         {
             "store": STORE,
             "threshold": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,

@@ -22,6 +22,7 @@ from ..storage.vectors import vector_rows
 from .scope import lookup, target
 
 if TYPE_CHECKING:
+    from ..calibration import Calibration
     from ..ranking.pairscan import PairScan
 
 DEFAULT_PAIR_LIMIT = 200
@@ -56,6 +57,7 @@ class DuplicateScan:
     skipped_other_model: int  # live memories with a vector of a space not compared
     without_vector: int  # live memories with no (usable) vector
     spaces: list[str]  # "space/dim" groups compared separately
+    calibrated: bool = True  # scores on the calibrated scale (False: raw cosines, the model never measured)
 
     @property
     def truncated(self) -> bool:
@@ -80,6 +82,7 @@ class DuplicateReport:
             "compared": scan.compared,
             "skipped_other_model": scan.skipped_other_model,
             "without_vector": scan.without_vector,
+            "calibrated": scan.calibrated,
             "pair_count": scan.pair_count,
             "cluster_count": scan.cluster_count,
             "truncated": scan.truncated,
@@ -124,9 +127,12 @@ def _ref(memory: Memory) -> dict:
 
 
 def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_THRESHOLD,
-                    limit: int = DEFAULT_PAIR_LIMIT, space: str | None = None) -> DuplicateScan:
-    """Pairs of live memories whose stored vectors have cosine >= threshold,
-    grouped into clusters (connected components of the pair graph).
+                    limit: int = DEFAULT_PAIR_LIMIT, space: str | None = None,
+                    calibration: Calibration | None = None) -> DuplicateScan:
+    """Pairs of live memories whose stored vectors score >= threshold,
+    grouped into clusters (connected components of the pair graph). Scores
+    and threshold are on `calibration`'s scale (its "passage" curve; raw
+    cosines without one).
 
     Vectors are compared only within one embedding space and width (a model
     change leaves old rows comparable to each other, never to new ones);
@@ -143,6 +149,8 @@ def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_TH
 
     threshold = validate.threshold(threshold)
     limit = validate.limit(limit, validate.MAX_PAIR_LIMIT)
+    to_scale = (lambda cosine: calibration.score("passage", cosine)) if calibration is not None else float
+    cut = calibration.cosine("passage", threshold) if calibration is not None else threshold
     live = {m.slug: m for m in db.list([store], archived=False)}
     groups: dict[tuple[str, int], list[tuple[str, bytes]]] = {}
     for slug, _branch, archived, blob, model in vector_rows(db, store):
@@ -159,11 +167,11 @@ def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_TH
         skip = np.array([sorted((index[a], index[b])) for a, b in decided if a in index and b in index],
                         dtype=np.intp).reshape(-1, 2)
         matrix = normalise(np.frombuffer(b"".join(blob for _, blob in rows), dtype="<f4").reshape(len(rows), dim))
-        found = scan(matrix, threshold, limit=limit, block_cells=_BLOCK_CELLS, skip=(skip[:, 0], skip[:, 1]))
+        found = scan(matrix, cut, limit=limit, block_cells=_BLOCK_CELLS, skip=(skip[:, 0], skip[:, 1]))
         owner = {row: c for c, component in enumerate(found.components) for row in component.rows}
         for i, j, score in found.pairs:
             a, b = sorted((slugs[i], slugs[j]))
-            ranked.append((DuplicatePair(live[a], live[b], min(1.0, score)), len(scans), owner[i]))
+            ranked.append((DuplicatePair(live[a], live[b], min(1.0, to_scale(score))), len(scans), owner[i]))
         scans.append((slugs, found))
     # Each space's scan kept its best `limit`; keep the best `limit` of all.
     ranked.sort(key=lambda item: (-round(item[0].score, 6), item[0].a.slug, item[0].b.slug))
@@ -172,17 +180,18 @@ def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_TH
     return DuplicateScan(
         pairs=[pair for pair, _, _ in ranked],
         pair_count=sum(found.pair_count for _, found in scans),
-        clusters=_clusters(ranked, scans, live),
+        clusters=_clusters(ranked, scans, live, to_scale),
         cluster_count=sum(len(found.components) for _, found in scans),
         compared=compared,
         skipped_other_model=skipped,
         without_vector=len(live) - compared - skipped,
         spaces=[f"{space_label(space)}/{dim}" for space, dim in sorted(groups)],
+        calibrated=calibration is not None and calibration.measured,
     )
 
 
 def _clusters(ranked: list[tuple[DuplicatePair, int, int]], scans: list[tuple[list[str], "PairScan"]],
-              live: dict[str, Memory]) -> list[DuplicateCluster]:
+              live: dict[str, Memory], to_scale) -> list[DuplicateCluster]:
     """The clusters that hold a reported pair, each with every member."""
     shown: dict[tuple[int, int], list[DuplicatePair]] = {}
     for pair, group, component in ranked:
@@ -192,7 +201,7 @@ def _clusters(ranked: list[tuple[DuplicatePair, int, int]], scans: list[tuple[li
         slugs, found = scans[group]
         part = found.components[component]
         clusters.append(DuplicateCluster([live[slugs[row]] for row in part.rows], pairs, part.pair_count,
-                                         min(1.0, part.best)))
+                                         min(1.0, to_scale(part.best))))
     clusters.sort(key=lambda c: (-round(c.best_score, 6), c.members[0].slug))
     return clusters
 
@@ -200,19 +209,38 @@ def _clusters(ranked: list[tuple[DuplicatePair, int, int]], scans: list[tuple[li
 def duplicates(ctx: Context, store: str | None = None, *, threshold: float | None = None,
                limit: int = DEFAULT_PAIR_LIMIT) -> DuplicateReport:
     """Clusters of near-duplicate live memories among the vectors of the
-    configured model (known by name from the settings; never loaded).
-    `threshold` defaults to the duplicates.threshold setting."""
-    from ..embeddings import model_identity, model_name, model_space
-
+    configured model (known by name from the settings; not loaded unless
+    its calibration was never measured on this machine). `threshold`
+    defaults to the duplicates.threshold setting, on the calibrated scale."""
     name = target(ctx, store)
     configured = ctx.setting("duplicates.threshold")
     threshold = configured if threshold is None else threshold
-    model = model_identity(model_name(ctx.env), ctx.env)
-    # `or ""`: a space of None would mean "compare every space".
-    scan = near_duplicates(ctx.db(), name, threshold=threshold, limit=limit, space=model_space(model) or "")
+    model, space, calibration = compared_space(ctx)
+    scan = near_duplicates(ctx.db(), name, threshold=threshold, limit=limit, space=space, calibration=calibration)
     if threshold == configured:  # the count the reminder shows is the configured cut-off's
         remember_count(ctx, name, scan)
     return DuplicateReport(name, threshold, model, limit, scan)
+
+
+def compared_space(ctx: Context) -> tuple[str, str, Calibration]:
+    """(model identity, embedding space, calibration) of the configured
+    model: the one whose vectors near-duplicate scans compare. The
+    calibration comes from the cache; a model never measured here is
+    measured now (through the engine, which loads it), and one that cannot
+    load leaves raw cosines (calibration.measured False)."""
+    from .. import calibration
+    from ..embeddings import model_space
+    from ..errors import ModelUnavailable
+
+    model = ctx.embedder().name  # the identity only: the model itself loads on first use
+    found = calibration.lookup(ctx.env, model)
+    if found is None:
+        try:
+            found = ctx.engine().calibration()
+        except ModelUnavailable:
+            found = calibration.Calibration.identity(model)
+    # `or ""`: a space of None would mean "compare every space".
+    return model, model_space(model) or "", found
 
 
 def remember_count(ctx: Context, store: str, scan: DuplicateScan) -> None:

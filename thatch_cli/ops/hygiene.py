@@ -14,7 +14,7 @@ from ..location import scope as location
 from ..records import Memory
 from ..storage import maintenance
 from ..storage.memories import MemoryDB
-from .dedup import DuplicateScan, near_duplicates, remember_count
+from .dedup import DuplicateScan, compared_space, near_duplicates, remember_count
 from .scope import target
 
 DEFAULT_STALE_DAYS = 90
@@ -46,7 +46,7 @@ class OrphanCheck:
 class HygieneReport:
     store: str
     stale_days: int
-    threshold: float  # the near-duplicate cut-off used (setting duplicates.threshold)
+    threshold: float  # the near-duplicate cut-off used (setting duplicates.threshold, calibrated scale)
     checked_at: str
     duplicates: DuplicateScan
     stale: list[StaleMemory]
@@ -68,7 +68,9 @@ class HygieneReport:
             "unreadable": self.unreadable,
             "duplicates": [{"score": round(p.score, 4), "a": p.a.brief(), "b": p.b.brief()} for p in scan.pairs],
             "duplicate_check": {"threshold": self.threshold, "compared": scan.compared,
+                                "skipped_other_model": scan.skipped_other_model,
                                 "without_vector": scan.without_vector, "spaces": scan.spaces,
+                                "calibrated": scan.calibrated,
                                 "pair_count": scan.pair_count, "truncated": scan.truncated},
             "stale": [{**s.memory.brief(), "last_recalled_at": s.memory.last_recalled_at,
                        "last_activity": s.last_activity, "idle_days": s.idle_days} for s in self.stale],
@@ -122,7 +124,9 @@ def report(ctx: Context, store: str | None = None, *, stale_days: int = DEFAULT_
     name = target(ctx, store)
     db = ctx.db()
     threshold = ctx.setting("duplicates.threshold")
-    duplicates = near_duplicates(db, name, threshold=threshold)
+    # The configured model's vectors, as `thatch duplicates` compares them, so both count the same pairs.
+    _, space, calibration = compared_space(ctx)
+    duplicates = near_duplicates(db, name, threshold=threshold, space=space, calibration=calibration)
     remember_count(ctx, name, duplicates)
     found = HygieneReport(
         store=name,

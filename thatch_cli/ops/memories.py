@@ -37,12 +37,14 @@ MAX_LISTED = 1_000_000
 
 
 def list_memories(ctx: Context, store: str | None = None, *, branch: str | None = None,
-                  this_branch: bool = False, archived: bool = False, all_stores: bool = False,
-                  limit: int | None = None) -> Listing:
+                  this_branch: bool = False, all_branches: bool = False, archived: bool = False,
+                  all_stores: bool = False, limit: int | None = None) -> Listing:
     """A store's memories (--store, else the detected store), or every
-    store's with `all_stores`: pinned ones first, each part newest first; at
-    most `limit` of them."""
+    store's with `all_stores`: every branch's and unscoped ones (the default,
+    or `all_branches` said explicitly), or those scoped to one branch; pinned
+    ones first, each part newest first; at most `limit` of them."""
     validate.one_of(**{"--store": store, "--all-stores": all_stores})
+    validate.one_of(**{"--branch": branch is not None, "--this-branch": this_branch, "--all-branches": all_branches})
     if limit is not None:
         validate.limit(limit, MAX_LISTED)
     name = None if all_stores else target(ctx, store)
@@ -55,8 +57,10 @@ def list_memories(ctx: Context, store: str | None = None, *, branch: str | None 
 
 def show(ctx: Context, label: str, store: str | None = None) -> Memory:
     """The memory, from --store, else the detected store, else global (its
-    `store` says which)."""
-    return lookup(ctx, label, store)
+    `store` says which), with its vector (whichever model made it), so
+    `has_vector` says whether the row holds one."""
+    found = lookup(ctx, label, store)
+    return ctx.db().get(found.store, found.slug, with_vector=True) or found
 
 
 def forget(ctx: Context, label: str, store: str | None = None) -> Memory:

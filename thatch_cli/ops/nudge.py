@@ -4,11 +4,11 @@ A peek (ops.recall.peek: ranked as recall ranks, with no recall stamps, since th
 agent has not read anything yet) over the project store plus global, then a
 cut-off that means the same thing whatever else is in the store:
 
-- with the model (the warm daemon): the dense cosine between the prompt
-  and the memory, at or above THATCH_RECALL_THRESHOLD (default 0.55, the
-  original thatch's value, which was meant for cosine; the hybrid score
-  also counts shared words, which a prompt has with many memories;
-  bench/recall_threshold.py measures both on LoCoMo);
+- with the model (the warm daemon): the cosine between the prompt and the
+  memory on the calibrated scale (calibration/: the same for every model),
+  at or above the setting nudge.threshold (0.45; bench/calibration.py
+  measures it with three models on LoCoMo and developer notes). The hybrid
+  score also counts shared words, which a prompt has with many memories;
 - without it (daemon cold or off): the share of the prompt's term weight
   a memory matches (bm25 divided by the prompt's summed idf), at or above
   LEXICAL_THRESHOLD.
@@ -56,8 +56,8 @@ def related(ctx: Context, prompt: str, *, cosine: float = DEFAULT_THRESHOLD, lex
         return []
     outcome = peek(ctx, prompt, limit=CANDIDATES, mode="hybrid" if semantic else "lexical", floor=0)
     if outcome.mode != "lexical":
-        found = [Match(r.memory, r.ranked.dense, "cosine") for r in outcome.results
-                 if r.ranked.dense is not None and r.ranked.dense >= cosine]
+        found = [Match(r.memory, r.ranked.semantic, "cosine") for r in outcome.results
+                 if r.ranked.semantic is not None and r.ranked.semantic >= cosine]
     else:
         # A keyword score is LEXICAL_WEIGHT x the share of the prompt's term weight matched (ranking/fusion.py).
         from ..ranking.fusion import LEXICAL_WEIGHT

@@ -77,6 +77,7 @@ class Result:
             "match": self.match,
             "scores": {
                 "fused": _round(ranked.score) if mode == "hybrid" else None,
+                "semantic": _round(ranked.semantic),
                 "dense": _round(ranked.dense),
                 "dense_rank": ranked.dense_rank,
                 "lexical": _round(ranked.lexical),
@@ -91,12 +92,13 @@ class RecallOutcome:
     """The results (score at or above `floor`, best first), the weak matches
     below it, and notices."""
 
-    __slots__ = ("query", "stores", "branch", "mode", "floor", "results", "weak", "notices")
+    __slots__ = ("query", "stores", "branch", "all_branches", "mode", "floor", "results", "weak", "notices")
 
     def __init__(self, query: str, stores: list[str], branch: str | None, mode: str,  # the mode that ranked
                  floor: float = 0.0, results: list[Result] | None = None, weak: list[Result] | None = None,
-                 notices: list[str] | None = None) -> None:
+                 notices: list[str] | None = None, all_branches: bool = False) -> None:
         self.query, self.stores, self.branch, self.mode, self.floor = query, stores, branch, mode, floor
+        self.all_branches = all_branches
         self.results = results if results is not None else []
         self.weak = weak if weak is not None else []
         self.notices = notices if notices is not None else []
@@ -108,6 +110,7 @@ class RecallOutcome:
             "query": self.query,
             "stores": self.stores,
             "branch": self.branch,
+            "all_branches": self.all_branches,
             "mode": self.mode,
             "floor": self.floor,
             "results": [r.to_json(self.mode) for r in self.results] if results is None else results,
@@ -133,9 +136,14 @@ def peek(
     include_archived: bool = False,
     mode: str = "hybrid",
     floor: float | None = None,
+    all_branches: bool = False,
+    project_only: bool = False,
 ) -> RecallOutcome:
     """The best `limit` matches of `query` (default: setting recall.limit),
     split at `floor` (default: setting recall.floor; 0 keeps every match).
+    Memories are those without a branch plus `branch`'s (default: the
+    checked-out branch), or every branch's with `all_branches`. The stores
+    are ops.scope.search_scope's (`project_only`: the detected store alone).
     A ranking by keywords alone (--mode lexical, or no model) gets no floor
     unless one is given: every keyword match shares a word of the query, and
     in a small store keyword scores say little (idf is near 0 when most
@@ -145,16 +153,21 @@ def peek(
     explicit_floor = floor is not None
     floor = validate.floor(floor) if floor is not None else ctx.setting("recall.floor")
     mode = validate.mode(mode)
-    stores = search_scope(ctx, store, all_stores)
-    branch = validate.branch(branch) if branch is not None else ctx.current_branch()
+    stores = search_scope(ctx, store, all_stores, project_only)
+    validate.one_of(**{"--branch": branch is not None, "--all-branches": all_branches})
+    if all_branches:
+        branch = None
+    else:
+        branch = validate.branch(branch) if branch is not None else ctx.current_branch()
     db = ctx.db()
-    outcome = RecallOutcome(query=query, stores=stores, branch=branch, mode=mode, floor=floor)
+    outcome = RecallOutcome(query=query, stores=stores, branch=branch, mode=mode, floor=floor,
+                            all_branches=all_branches)
     depth = max(limit, CANDIDATES) if mode == "hybrid" else limit
     keywords: list = []  # [hits, query weight] once the keyword ranking ran
 
     def keyword_ranking() -> None:
         keywords[:] = lexical.rank(db, stores, query, branch=branch, include_archived=include_archived,
-                                   limit=depth, weigh=True)
+                                   limit=depth, weigh=True, any_branch=all_branches)
 
     dense = []
     if mode != "lexical":
@@ -188,6 +201,7 @@ def _semantic(ctx: Context, outcome: RecallOutcome, depth: int, include_archived
         branch=outcome.branch,
         include_archived=include_archived,
         limit=depth,
+        any_branch=outcome.all_branches,
         inventory=True,
         meanwhile=meanwhile,
     )

@@ -37,19 +37,19 @@ def reindex(
     """Embed every row that the current model cannot rank, `batch` at a time
     (`progress` hears after each). Raises ModelUnavailable (changing
     nothing) when the model does not load."""
-    from ..embeddings import model_space, ranked_spaces
+    from ..embeddings import model_space
 
     ctx.degrade_under_load = False  # embedding is the whole point: in-process if the daemon cannot keep up
     engine = ctx.engine()
     db = ctx.db()
     stores = [existing(ctx, store)] if store is not None else None
     name, dim = engine.model_info()
-    # Rows this model ranks already (another pooling of it included, such as
-    # the original thatch's mean-pooled ones) are left as their writer made them.
-    spaces = ranked_spaces(name)
+    # Rows this model ranks already (the original thatch's included, when
+    # both embed one model the same way) are left as their writer made them.
+    space = model_space(name)
     rows = vectors.reindex_rows(db, stores)
     todo = [(s, slug, content) for s, slug, content, model, length in rows
-            if length != 4 * dim or model_space(model) not in spaces]
+            if length != 4 * dim or model_space(model) != space]
     outcome = ReindexOutcome(model=name, checked=len(rows))
     if progress:
         progress(0, len(todo))

@@ -62,14 +62,17 @@ def detected(ctx: Context) -> str:
                            " pass --store NAME") from None
 
 
-def search_scope(ctx: Context, store: str | None, all_stores: bool) -> list[str]:
-    """--store S searches only S; --all-stores every store; otherwise the
-    detected store plus global, the original's default scope."""
+def search_scope(ctx: Context, store: str | None, all_stores: bool, project_only: bool = False) -> list[str]:
+    """--store S searches only S; --all-stores every store; otherwise,
+    with `project_only`, the detected store alone (the original's `thatch
+    search QUERY`), else the detected store plus global (its MCP recall's)."""
     validate.one_of(**{"--store": store, "--all-stores": all_stores})
     if all_stores:
         return ctx.db().store_names()
     if store is not None:
         return [existing(ctx, store)]
+    if project_only:
+        return [detected(ctx)]
     return default_scope(ctx.place())
 
 

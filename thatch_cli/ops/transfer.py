@@ -233,7 +233,7 @@ class _Importer:
         """Whether the line's vector can be kept. A vector the current model
         would rank (its space) must have the model's width: anything else in
         that space is refused rather than stored to distort rankings."""
-        from ..embeddings import model_space, ranked_spaces
+        from ..embeddings import model_space
 
         blob, current = row.values["embedding"], self.model()
         if blob is None:
@@ -241,7 +241,7 @@ class _Importer:
         if current is None:
             return True  # cannot judge: keep what came in, reindex fixes it later
         name, _, dim = current
-        if model_space(row.values["model"]) not in ranked_spaces(name):
+        if model_space(row.values["model"]) != model_space(name):
             return False
         if len(blob) != 4 * dim:
             raise jsonl.Invalid(f"'embedding' has {len(blob) // 4} dimensions; {row.values['model']} has {dim}")

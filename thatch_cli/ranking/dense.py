@@ -6,12 +6,15 @@ identical results. Imports numpy: only paths that compare vectors load it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from ..embeddings import model_space
 from ..records import Hit
+
+if TYPE_CHECKING:
+    from ..calibration import Calibration
 
 
 def to_blob(vector: np.ndarray) -> bytes:
@@ -114,8 +117,8 @@ def top_scores(
     return found[:limit]
 
 
-# (store, spaces, dim) -> the store's vectors of each space.
-VectorLoader = Callable[[str, tuple[str, ...], int], Mapping[str, StoreVectors]]
+# (store, space, dim) -> the store's vectors of that space.
+VectorLoader = Callable[[str, str, int], StoreVectors]
 
 
 def comparable(model: str | None, blob: bytes, space: str, dim: int) -> bool:
@@ -131,37 +134,29 @@ def finite_rows(blobs: Sequence[bytes], dim: int) -> np.ndarray:
     return np.isfinite(np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim)).all(axis=1)
 
 
-def load_store_vectors(db, store: str, spaces: Sequence[str], dim: int) -> dict[str, StoreVectors]:
-    """Every rankable vector of `store` in each of `spaces`, in one read of
-    the rows (non-finite vectors are left out)."""
+def load_store_vectors(db, store: str, space: str, dim: int) -> StoreVectors:
+    """Every rankable vector of `store` in `space` (non-finite vectors are left out)."""
     from ..storage.vectors import vector_rows
 
-    wanted = {space: [] for space in spaces}
-    for slug, branch, archived, blob, model in vector_rows(db, store):
-        rows = wanted.get(model_space(model)) if len(blob) == 4 * dim else None
-        if rows is not None:
-            rows.append((slug, branch, archived, blob))
-    return {space: StoreVectors.build(store, rows, dim) for space, rows in wanted.items()}
+    rows = [(slug, branch, archived, blob) for slug, branch, archived, blob, model in vector_rows(db, store)
+            if len(blob) == 4 * dim and model_space(model) == space]
+    return StoreVectors.build(store, rows, dim)
 
 
 def db_loader(db) -> VectorLoader:
-    return lambda store, spaces, dim: load_store_vectors(db, store, spaces, dim)
+    return lambda store, space, dim: load_store_vectors(db, store, space, dim)
 
 
-def semantic(loader: VectorLoader, stores: Sequence[str], vectors: Mapping[str, np.ndarray],
-             calibration: Mapping[str, tuple[float, float]] | None = None, **options) -> list[Hit]:
-    """The best hits across every space, each store's rows of a space scored
-    with the query's vector of that space (and, for a space `calibration`
-    names, mapped onto the model's own scale: scale * cosine + offset):
-    top_scores over what `loader` gives (`options` are top_scores' filters)."""
-    spaces = tuple(vectors)
-    dim = int(next(iter(vectors.values())).shape[-1])
-    loaded = [loader(store, spaces, dim) for store in stores]
-    found: list[tuple[str, str, float]] = []
-    for space, vector in vectors.items():
-        scale, offset = (calibration or {}).get(space, (1.0, 0.0))
-        scored = top_scores([per_store[space] for per_store in loaded], vector, **options)
-        found += [(store, slug, scale * score + offset) for store, slug, score in scored]
-    found.sort(key=lambda hit: (-round(hit[2], 6), hit[0], hit[1]))
-    limit = options.get("limit", len(found))
-    return [Hit(store, slug, score, "semantic") for store, slug, score in found[:limit]]
+def semantic(loader: VectorLoader, stores: Sequence[str], vector: np.ndarray, space: str,
+             calibration: "Calibration | None" = None, kind: str = "query", **options) -> list[Hit]:
+    """The best hits of the stores' rows of `space` against `vector`:
+    top_scores over what `loader` gives (`options` are its filters). Each
+    hit's score is its cosine on the calibrated scale (`kind` "query" or
+    "passage", see calibration/), its raw cosine kept beside it; a
+    `min_score` is on that scale too."""
+    if calibration is not None and options.get("min_score") is not None:
+        options["min_score"] = calibration.cosine(kind, options["min_score"])
+    dim = int(vector.shape[-1])
+    scored = top_scores([loader(store, space, dim) for store in stores], vector, **options)
+    score = (lambda cosine: calibration.score(kind, cosine)) if calibration is not None else float
+    return [Hit(store, slug, score(cosine), "semantic", cosine) for store, slug, cosine in scored]

@@ -14,10 +14,20 @@ whatever else is in the store (so a relevance floor can be applied to it):
 Hybrid combines them as independent evidence, 1 - (1 - semantic)(1 - lexical):
 a memory found by one ranker keeps that ranker's score, agreement raises it,
 and a score never exceeds 1. So `score` is comparable across modes and
-against recall.floor. `python bench/relevance_floor.py` measures the scale
-and the floor; `python bench/locomo.py` the ranking (on LoCoMo as good as
-the min-max fusion it replaced, better than reciprocal-rank fusion).
-docs/recall.md has the figures.
+against recall.floor.
+
+The hybrid order adds how far a memory stands out in each ranking of this
+query: the score plus a tenth of its z-scores in the two rankings, summed
+(CombSUM; a z-score is a ranker's 0-1 score less the mean of its
+candidates, over their spread, taken as at least MIN_SPREAD). Among
+memories of similar score, the one that is unusual for this query comes
+first; on LoCoMo this orders better than the score alone
+(bench/locomo.py). Ordered by the z-scores alone, a store of a few
+memories would put a lone weak keyword match above a clear paraphrase.
+The score stays what recall shows and the floor applies to.
+`python bench/relevance_floor.py` measures the scale and the floor;
+`python bench/locomo.py` the ranking (better on LoCoMo than reciprocal-rank
+fusion). docs/recall.md has the figures.
 Pure Python: the warm recall client never imports numpy.
 """
 
@@ -28,6 +38,10 @@ from typing import Sequence
 from ..records import Hit
 
 LEXICAL_WEIGHT = 0.8
+# The hybrid order: the score plus STANDING_WEIGHT x the memory's z-scores
+# in the two rankings, each ranking's spread taken as at least MIN_SPREAD.
+STANDING_WEIGHT = 0.1
+MIN_SPREAD = 0.1
 # How deep each ranking is read before fusing: a memory outside both top
 # lists cannot reach the top `limit` of the fused one in practice.
 CANDIDATES = 200
@@ -37,12 +51,13 @@ class Ranked:
     """One memory's place in each ranking (None where that ranker did not
     return it) and its score on the 0-1 scale."""
 
-    __slots__ = ("key", "score", "dense", "dense_rank", "lexical", "lexical_rank")
+    __slots__ = ("key", "score", "semantic", "dense", "dense_rank", "lexical", "lexical_rank")
 
     def __init__(self, key: tuple[str, str]) -> None:
         self.key = key
         self.score = 0.0
-        self.dense: float | None = None
+        self.semantic: float | None = None  # the cosine on the calibrated scale
+        self.dense: float | None = None  # the model's raw cosine
         self.dense_rank: int | None = None
         self.lexical: float | None = None
         self.lexical_rank: int | None = None
@@ -63,20 +78,17 @@ def _ranked(dense: Sequence[Hit], lexical: Sequence[Hit]) -> dict[tuple[str, str
     entries: dict[tuple[str, str], Ranked] = {}
     for rank, hit in enumerate(dense, 1):
         entry = entries.setdefault(hit.key, Ranked(hit.key))
-        entry.dense, entry.dense_rank = hit.score, rank
+        entry.semantic, entry.dense_rank = hit.score, rank
+        entry.dense = hit.cosine if hit.cosine is not None else hit.score
     for rank, hit in enumerate(lexical, 1):
         entry = entries.setdefault(hit.key, Ranked(hit.key))
         entry.lexical, entry.lexical_rank = hit.score, rank
     return entries
 
 
-def _ordered(entries) -> list[Ranked]:
-    return sorted(entries, key=lambda e: (-round(e.score, 9), e.key))
-
-
-def semantic_score(cosine: float) -> float:
-    """A cosine on the 0-1 scale."""
-    return min(1.0, max(0.0, cosine))
+def semantic_score(calibrated: float) -> float:
+    """A calibrated cosine (calibration/) on the 0-1 scale."""
+    return min(1.0, max(0.0, calibrated))
 
 
 def lexical_score(bm25: float, query_weight: float) -> float:
@@ -86,15 +98,35 @@ def lexical_score(bm25: float, query_weight: float) -> float:
 
 
 def fuse(dense: Sequence[Hit], lexical: Sequence[Hit], query_weight: float) -> list[Ranked]:
-    """Both rankings (best first) in one list, best first, each memory
-    scored 1 - (1 - semantic)(1 - lexical)."""
+    """Both rankings in one list, each memory scored 1 - (1 - semantic)(1 -
+    lexical) and ordered by that score plus STANDING_WEIGHT x the sum of its
+    z-scores in the two rankings."""
     entries = _ranked(dense, lexical)
     weight = _weight(lexical, query_weight)
-    for entry in entries.values():
-        semantic = semantic_score(entry.dense) if entry.dense is not None else 0.0
-        words = lexical_score(entry.lexical, weight) if entry.lexical is not None else 0.0
-        entry.score = 1.0 - (1.0 - semantic) * (1.0 - words)
-    return _ordered(entries.values())
+    meaning, words = {}, {}
+    for key, entry in entries.items():
+        meaning[key] = semantic_score(entry.semantic) if entry.semantic is not None else None
+        words[key] = lexical_score(entry.lexical, weight) if entry.lexical is not None else 0.0
+        entry.score = 1.0 - (1.0 - (meaning[key] or 0.0)) * (1.0 - words[key])
+    # A memory one ranker did not return scores below its last candidate:
+    # as that candidate (meaning), or 0 (words: it shares none with the query).
+    last = min((v for v in meaning.values() if v is not None), default=0.0)
+    standing = _z({k: last if v is None else v for k, v in meaning.items()})
+    wording = _z(words)
+    return sorted(entries.values(), key=lambda e: (
+        -round(e.score + STANDING_WEIGHT * (standing[e.key] + wording[e.key]), 9), -round(e.score, 9), e.key))
+
+
+def _z(values: dict) -> dict:
+    """Each value's distance from their mean, in standard deviations but at
+    least MIN_SPREAD: candidates that differ by less than a tenth of the 0-1
+    scale say little, and in a small store one weak keyword match among
+    none would otherwise stand out as much as a clear paraphrase."""
+    if not values:
+        return {}
+    mean = sum(values.values()) / len(values)
+    spread = (sum((v - mean) ** 2 for v in values.values()) / len(values)) ** 0.5
+    return {key: (value - mean) / max(spread, MIN_SPREAD) for key, value in values.items()}
 
 
 def alone(hits: Sequence[Hit], kind: str, query_weight: float = 0.0) -> list[Ranked]:

@@ -29,6 +29,9 @@ herself him himself his how i if in into is it its itself just me more most my m
 once only or other our ours ourselves out over own same she should so some such than that the their theirs them
 themselves then there these they this those through to too under until up very was we were what when where which
 while who whom why will with would you your yours yourself yourselves
+also might must shall may cannot us onto upon via yet still ever else even etc however whether whose since
+although though unless within without among across per rather quite much many several every either neither
+anyone anything anybody someone something somebody everyone everything nothing one ones
 """.split())
 
 
@@ -61,7 +64,7 @@ def _match(found: list[str]) -> str:
 
 
 def rank(db, stores, query: str, *, branch: str | None, include_archived: bool, limit: int,
-         weigh: bool) -> tuple[list, float]:
+         weigh: bool, any_branch: bool = False) -> tuple[list, float]:
     """The best `limit` keyword matches of `query` in `stores` (Hit, best
     first) and, when `weigh`, the query's summed idf (see fusion.py)."""
     from ..storage import fulltext
@@ -70,4 +73,4 @@ def rank(db, stores, query: str, *, branch: str | None, include_archived: bool, 
     if not found:
         return [], 0.0
     return fulltext.rank(db, stores, _match(found), [quote(t) for t in found], branch=branch,
-                         include_archived=include_archived, limit=limit, weigh=weigh)
+                         include_archived=include_archived, limit=limit, weigh=weigh, any_branch=any_branch)

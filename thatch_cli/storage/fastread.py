@@ -244,6 +244,12 @@ def branch_deletions(conn: sqlite3.Connection, store: str) -> dict[str, str]:
     return {branch: at for branch, at in rows if branch and at}
 
 
+def records_deletions(conn: sqlite3.Connection) -> bool:
+    """Whether the file has the table of deleted branches (a file no thatch
+    command has upgraded has not: hooks never migrate)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'thatch_cli_deleted_branches'").fetchone() is not None
+
+
 def record_deletion(conn: sqlite3.Connection, store: str, branch: str, now: str, git_pid: int | None = None) -> int | None:
     """Record that `branch` of `store` was deleted, with how many live
     memories were scoped to it. Returns that count, or None when this
@@ -253,7 +259,7 @@ def record_deletion(conn: sqlite3.Connection, store: str, branch: str, now: str,
     again by another git command is a new deletion, however soon."""
     from ..clock import parse_ts
 
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'thatch_cli_deleted_branches'").fetchone() is None:
+    if not records_deletions(conn):
         return None
     columns = {row[1] for row in conn.execute("PRAGMA table_info(thatch_cli_deleted_branches)")}
     with_pid = "git_pid" in columns

@@ -13,7 +13,7 @@ import math
 from typing import Sequence
 
 from ..records import Hit
-from .fastread import LIVE, VISIBLE_ON
+from .fastread import LIVE
 from .memories import MemoryDB, marks
 
 # Label counts double, content once; store and slug are not searched.
@@ -26,17 +26,29 @@ def _hits(rows) -> list[Hit]:
 
 
 def rank(db: MemoryDB, stores: Sequence[str], match: str, phrases: Sequence[str], *, branch: str | None,
-         include_archived: bool, limit: int, weigh: bool) -> tuple[list[Hit], float]:
-    """The best `limit` memories of `stores` for the MATCH expression, and
-    (when `weigh` and something matched) the summed idf of its `phrases`
-    (each a MATCH expression of one quoted term)."""
+         include_archived: bool, limit: int, weigh: bool, any_branch: bool = False) -> tuple[list[Hit], float]:
+    """The best `limit` memories of `stores` for the MATCH expression
+    (unscoped ones and `branch`'s, or every branch's with `any_branch`),
+    and (when `weigh` and something matched) the summed idf of its
+    `phrases` (each a MATCH expression of one quoted term)."""
+    branch = _ANY if any_branch else branch
     with db.snapshot():
         hits = _rank(db, stores, match, branch, include_archived, limit)
         weight = query_weight(db, phrases) if weigh and hits else 0.0
     return hits, weight
 
 
-def _rank(db: MemoryDB, stores: Sequence[str], match: str, branch: str | None, include_archived: bool,
+# Stands for "every branch" where a branch is expected.
+_ANY = object()
+
+
+def _branch_clause(branch, column: str) -> tuple[str, list]:
+    if branch is _ANY:
+        return "1", []
+    return f"({column} IS NULL OR {column} = '' OR {column} = ?)", [branch or ""]
+
+
+def _rank(db: MemoryDB, stores: Sequence[str], match: str, branch, include_archived: bool,
           limit: int) -> list[Hit]:
     # FTS5 ranks fastest alone: joining every match to entries before
     # sorting, or filtering on its UNINDEXED store column, costs 2-5x on a
@@ -58,17 +70,18 @@ def _rank(db: MemoryDB, stores: Sequence[str], match: str, branch: str | None, i
         if len(rows) == limit or len(ranked) < candidates:  # enough, or every match was read
             return _hits(rows)
     archived = "" if include_archived else f"AND {LIVE}"
+    on_branch, branch_args = _branch_clause(branch, "e.branch")
     rows = conn.execute(f"""
         SELECT f.store, f.slug, f.score FROM (
             SELECT store, slug, {_BM25} AS score FROM entries_fts
             WHERE entries_fts MATCH ? AND store IN ({marks(stores)})) AS f
         JOIN entries e ON e.store = f.store AND e.slug = f.slug
-        WHERE {VISIBLE_ON} {archived}
-        ORDER BY f.score, f.store, f.slug LIMIT ?""", [match, *stores, branch or "", limit]).fetchall()
+        WHERE {on_branch} {archived}
+        ORDER BY f.score, f.store, f.slug LIMIT ?""", [match, *stores, *branch_args, limit]).fetchall()
     return _hits(rows)
 
 
-def _in_scope(db: MemoryDB, ranked: list, stores: Sequence[str], branch: str | None, include_archived: bool) -> list:
+def _in_scope(db: MemoryDB, ranked: list, stores: Sequence[str], branch, include_archived: bool) -> list:
     """The rows of `ranked` ((store, slug, ...), in order) that are live
     (or archived when asked), unscoped or on `branch`, in `stores`."""
     wanted: dict[str, list[str]] = {}
@@ -77,13 +90,14 @@ def _in_scope(db: MemoryDB, ranked: list, stores: Sequence[str], branch: str | N
             wanted.setdefault(row[0], []).append(row[1])
     keep: set[tuple[str, str]] = set()
     archived = "" if include_archived else f"AND {LIVE}"
+    on_branch, branch_args = _branch_clause(branch, "branch")
     for store, slugs in wanted.items():
         for start in range(0, len(slugs), 500):  # well under SQLite's parameter limit
             chunk = slugs[start:start + 500]
             keep.update((store, slug) for (slug,) in db.conn.execute(
                 f"SELECT slug FROM entries WHERE store = ? AND slug IN ({marks(chunk)})"
-                f" AND {VISIBLE_ON} {archived}",
-                [store, *chunk, branch or ""]))
+                f" AND {on_branch} {archived}",
+                [store, *chunk, *branch_args]))
     return [row for row in ranked if (row[0], row[1]) in keep]
 
 

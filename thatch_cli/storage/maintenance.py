@@ -138,16 +138,47 @@ def check_free(db: MemoryDB, store: str, slug: str) -> None:
                        " forget or rename it first", store=store, slug=slug, label=taken.label)
 
 
+# Rows of these tables go with their store: what thatch keeps about it.
+_DROPPED_WITH_STORE = ("dedup_pairs", "thatch_cli_deleted_branches")
+
+
 def drop_store(db: MemoryDB, name: str) -> None:
     """Remove an empty store and what thatch kept about it (verdicts, branch
-    deletions). Conflict while it holds memories. Its version counter stays:
-    a warm daemon's cache must never mistake a re-created store for the old one."""
+    deletions). Conflict while it holds memories, or rows of the original
+    thatch's other features (behaviors, predictions ...: tables whose
+    foreign key names the store), which thatch neither manages nor deletes.
+    Its version counter stays: a warm daemon's cache must never mistake a
+    re-created store for the old one."""
     with db.transaction() as conn:
         count = db.count([name])
         if count:
             raise Conflict(f"store {name} still holds {count} memor{'y' if count == 1 else 'ies'};"
                            " forget them (or move them with export/import) first", store=name, memories=count)
+        held = _rows_naming_store(conn, name)
+        if held:
+            rows = sum(held.values())
+            raise Conflict(f"store {name} still holds {rows} row{'' if rows == 1 else 's'} of the original thatch"
+                           f" ({', '.join(sorted(held))}); thatch keeps them: drop the store with the original"
+                           " thatch, or leave it", store=name, tables=held)
+        for table in _DROPPED_WITH_STORE:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone():
+                conn.execute(f"DELETE FROM {table} WHERE store = ?", (name,))
         conn.execute("DELETE FROM stores WHERE name = ?", (name,))
-        conn.execute("DELETE FROM dedup_pairs WHERE store = ?", (name,))
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'thatch_cli_deleted_branches'").fetchone():
-            conn.execute("DELETE FROM thatch_cli_deleted_branches WHERE store = ?", (name,))
+
+
+def _rows_naming_store(conn, name: str) -> dict[str, int]:
+    """table -> rows whose foreign key to stores(name) is `name`, in every
+    table but entries and those dropped with the store."""
+    held = {}
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    for table in tables:
+        if table in ("entries", "stores", *_DROPPED_WITH_STORE):
+            continue
+        quoted = '"' + table.replace('"', '""') + '"'
+        for key in conn.execute(f"PRAGMA foreign_key_list({quoted})").fetchall():
+            if key[2] == "stores":
+                column = '"' + key[3].replace('"', '""') + '"'
+                count = conn.execute(f"SELECT count(*) FROM {quoted} WHERE {column} = ?", (name,)).fetchone()[0]
+                if count:
+                    held[table] = held.get(table, 0) + count
+    return held
