@@ -49,7 +49,7 @@ def back_to_schema_2(db: MemoryDB) -> None:
     with db.transaction() as conn:
         for name in ("entries_fts_ai", "entries_fts_ad", "entries_fts_au"):
             conn.execute(f"DROP TRIGGER {name}")
-        for statement in dbmod.split(dbmod._MIGRATIONS[1]):
+        for statement in dbmod.split(dbmod._migrations()[1]):
             if statement.startswith("CREATE TRIGGER") and "entries_fts_a" in statement:
                 conn.execute(statement)
         conn.execute("DROP TABLE thatch_cli_fts_rows")

@@ -85,6 +85,10 @@ LIGHT_THATCH = {
     "thatch_cli.cli.spec", "thatch_cli.cli.waiting", "thatch_cli.location", "thatch_cli.location.scope",
     "thatch_cli.ops", "thatch_cli.ops.memories", "thatch_cli.ops.scope", "thatch_cli.storage",
     "thatch_cli.storage.memories", "thatch_cli.storage.schema", "thatch_cli.storage.vectors",
+    # a memory's fields, read by name (fields.py); the shared reads; opening and checking the file;
+    # reading past undecodable rows; the sync marks every memory carries.
+    "thatch_cli.fields", "thatch_cli.storage.fastread", "thatch_cli.storage.opening",
+    "thatch_cli.storage.readable", "thatch_cli.storage.sync",
 }
 DETECTING = {"thatch_cli.location.gitfs", "thatch_cli.location.identity"}
 

@@ -288,7 +288,7 @@ def test_schema_2_index_is_rebuilt_with_its_map(tmp_path):
     conn.execute("DROP TABLE thatch_cli_fts_rows")
     for name in ("entries_fts_ai", "entries_fts_ad", "entries_fts_au"):
         conn.execute(f"DROP TRIGGER {name}")
-    for statement in dbmod.split(dbmod._MIGRATIONS[1]):
+    for statement in dbmod.split(dbmod._migrations()[1]):
         if "entries_fts_a" in statement and statement.startswith("CREATE TRIGGER"):
             conn.execute(statement)
     conn.execute("UPDATE thatch_cli_meta SET value = '2' WHERE key = 'schema_version'")

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from .. import fields
 from ..errors import Conflict, DatabaseError, NotFound
 from ..records import Memory, StoreSummary
-from . import fastread, integrity, opening, readable, sync
+from . import fastread, opening, readable, sync
 from .fastread import LIVE
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
@@ -274,6 +274,8 @@ class MemoryDB:
         since new content may resolve or create duplicates.
         """
         with self.transaction():
+            from . import integrity  # writes only
+
             integrity.refuse_if_damaged(self.conn, self.path)
             self.ensure_store(memory.store)
             existing = self.check_writable(memory.store, memory.slug, overwrite=overwrite, archived=archived)

@@ -17,16 +17,18 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import sqlite3
 import stat
 import time
-from pathlib import Path
 
 from ..errors import DatabaseError, database_error
 from . import schema
 from .fastread import foreign_journal
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # How long a command waits for another process's write lock.
 LOCK_TIMEOUT_S = 10.0
@@ -40,7 +42,7 @@ def open_database(path: Path | str, *, timeout: float | None = None,
     this process cannot write (read-only file or mount) opens read-only, as
     it is: reads work, writes fail with a clear error."""
     timeout = LOCK_TIMEOUT_S if timeout is None else timeout
-    path = Path(path)
+    path = os.fspath(path)  # text: a light command never builds a Path (pathlib costs it ~6 ms)
     try:
         st = _stat(path)
         if st is None:
@@ -113,12 +115,11 @@ def _owner(uid: int) -> str:
 def _shared_directory(path: Path) -> list[str]:
     """A warning when other users can write the directory the database (after
     any symlink) lies in: they could plant its -wal or -shm file."""
-    folder = Path(os.path.realpath(path)).parent
+    folder, name = os.path.split(os.path.realpath(path))
     st = os.stat(folder)
     others = st.st_mode & 0o002 or (st.st_mode & 0o020 and st.st_gid != os.getegid())
     if not others:
         return []
-    name = Path(os.path.realpath(path)).name
     return [(f"warning: {folder} is writable by other users, who could plant a {name}-wal file there and change"
              " what thatch reads; keep the database in a directory only you can write")]
 
@@ -136,7 +137,11 @@ def _create(path: Path, create_parent: bool) -> None:
     """Make a new, empty thatch database at `path`, whole: built under a
     temporary name and linked into place (a process that created it first
     wins; theirs is as good)."""
+    import errno
     import tempfile
+    from pathlib import Path
+
+    path = Path(path)
 
     if not path.parent.is_dir():
         if not create_parent:
@@ -191,7 +196,7 @@ def _open(path: Path, timeout: float) -> sqlite3.Connection:
 def _writable(path: Path) -> bool:
     """Whether this process may write the file and create its journal files
     beside it (False on a read-only file or mount)."""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK | os.X_OK)
 
 
 def _version(conn: sqlite3.Connection, path: Path) -> int:
@@ -241,7 +246,9 @@ def _upgrade(conn: sqlite3.Connection, path: Path) -> list[str]:
             # The backup reads through its own connection while ours holds
             # the write lock, so it is exactly the state being migrated.
             try:
-                kept = backup.before_upgrade(path, schema.SCHEMA_VERSION)
+                from pathlib import Path
+
+                kept = backup.before_upgrade(Path(path), schema.SCHEMA_VERSION)
             except backup.BackupFailed as exc:
                 raise DatabaseError(f"not upgrading {where}: {exc}; nothing was changed") from None
         if current >= 4:
@@ -274,7 +281,9 @@ def _upgrade(conn: sqlite3.Connection, path: Path) -> list[str]:
 def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
     from .fastread import open_readonly
 
-    conn = open_readonly(path, timeout, check_same_thread=False)
+    from pathlib import Path
+
+    conn = open_readonly(Path(path), timeout, check_same_thread=False)
     if conn is None:
         _check_journals(path)
         raise DatabaseError(f"cannot open database {path} read-only (a write-ahead log beside it"
@@ -293,6 +302,8 @@ def connect_existing(path: Path | str, *, timeout: float = 10.0) -> sqlite3.Conn
     """Open a database that is already a thatch database at this schema,
     creating and migrating nothing (the daemon opens files named by its
     clients, and must never turn an arbitrary file into a thatch database)."""
+    from pathlib import Path
+
     path = Path(path)
     try:
         if not path.is_file():

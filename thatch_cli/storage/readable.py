@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: every listing reads through here (light commands)
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from typing import Any
 
 
 class Undecodable(str):

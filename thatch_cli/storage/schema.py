@@ -12,7 +12,6 @@ from __future__ import annotations
 import sqlite3
 
 from .. import fields
-from . import history, sync
 
 SCHEMA_VERSION = 5
 
@@ -98,7 +97,13 @@ INSERT INTO thatch_cli_fts_rows (store, slug, fts_rowid) SELECT store, slug, row
 # Triggers keep it in step with writes from either tool. The per-store
 # version counter lets a warm process cache vectors and notice any change that
 # affects ranking (telemetry stamps deliberately do not bump it).
-_MIGRATIONS: dict[int, str] = {
+def _migrations() -> dict[int, str]:
+    """The migrations, built only when a file needs one: they name the
+    history's and sync's SQL, which a command on a current file never
+    imports."""
+    from . import history, sync
+
+    return {
     1: """
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
     slug UNINDEXED, store UNINDEXED, label, content,
@@ -217,8 +222,9 @@ def migrate(conn: sqlite3.Connection, current: int, version: int = SCHEMA_VERSIO
     for statement in split(_BASE_SCHEMA):
         conn.execute(statement)
     _add_missing_columns(conn, "entries", _ENTRY_COLUMNS)
+    migrations = _migrations()
     for step in range(current + 1, version + 1):
-        for statement in split(_MIGRATIONS[step]):
+        for statement in split(migrations[step]):
             conn.execute(statement)
     if version >= 2:
         _add_missing_columns(conn, "thatch_cli_deleted_branches", _DELETION_COLUMNS)
@@ -231,6 +237,8 @@ def refresh_history(conn: sqlite3.Connection) -> None:
     """The history table's columns and triggers as the fields now declare
     them (a field added since the file was last opened gains its column,
     and the triggers that copy it), inside the caller's write transaction."""
+    from . import history
+
     _add_missing_columns(conn, "thatch_cli_history", history.SNAPSHOT)
     for statement in split(history.TRIGGERS):
         conn.execute(statement)

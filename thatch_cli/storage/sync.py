@@ -20,12 +20,16 @@ absent), so read-only and old databases keep working.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from .. import fields
-from ..records import MARK_FIELDS, SYNCED_FIELDS, Memory
-from . import history
+from ..records import MARK_FIELDS, SYNCED_FIELDS
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: every listing reads the marks (light commands)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
+    from ..records import Memory
 
 MARKS = "thatch_cli_sync_marks"
 STATE = "thatch_cli_sync_state"
@@ -59,6 +63,12 @@ AFTER UPDATE OF store, slug, label, content, branch, confidence, archived ON ent
     UPDATE {MARKS} SET author = NULL, unreviewed = 0 WHERE store = new.store AND slug = new.slug;
 END;
 """
+
+
+def _history():
+    from . import history  # only a sync's writes need it
+
+    return history
 
 
 def has_marks(conn: sqlite3.Connection) -> bool:
@@ -167,7 +177,7 @@ def rows(conn: sqlite3.Connection, store: str) -> list[dict[str, Any]]:
 
 def deleted_at(conn: sqlite3.Connection, store: str, slug: str) -> str | None:
     """When the memory was forgotten here, from its history (None: unknown)."""
-    row = conn.execute(f"SELECT max(recorded_at) FROM {history.TABLE} WHERE memory_store = ? AND memory_slug = ?"
+    row = conn.execute(f"SELECT max(recorded_at) FROM {_history().TABLE} WHERE memory_store = ? AND memory_slug = ?"
                        " AND event = 'deleted'", (store, slug)).fetchone()
     return row[0] if row else None
 
@@ -188,7 +198,7 @@ def keep_version(conn: sqlite3.Connection, values: Mapping[str, Any], event: str
     """Keep `values` (an entries row) as the newest version of its memory,
     without making it current: a concurrent version that lost a merge."""
     key = (values["store"], values["slug"])
-    number = conn.execute(f"SELECT coalesce(max(version), 0) + 1 FROM {history.TABLE} WHERE memory_store = ?"
+    number = conn.execute(f"SELECT coalesce(max(version), 0) + 1 FROM {_history().TABLE} WHERE memory_store = ?"
                           " AND memory_slug = ?", key).fetchone()[0]
-    history.import_row(conn, {**{c: values.get(c) for c in history.COLUMNS}, "memory_store": key[0],
+    _history().import_row(conn, {**{c: values.get(c) for c in _history().COLUMNS}, "memory_store": key[0],
                               "memory_slug": key[1], "version": number, "event": event, "recorded_at": now})
