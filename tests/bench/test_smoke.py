@@ -62,19 +62,23 @@ def commands(locomo: Path, tmp: Path) -> dict[str, list[str]]:
     data = str(locomo)
     return {
         "agent_hooks.py": ["--runs", "1", "--size", "40"],
+        "daemon_memory.py": ["--memories", "40", "--rounds", "1", "--unembedded", "10"],
         "calibration.py": ["--models", "fake:64", "--locomo", data, "--questions", "2"],
         "calibration_reference.py": ["--model", "fake:64", "--output", str(tmp / "reference.json")],
         "duplicate_threshold.py": ["--models", "fake:64"],
         "duplicates.py": ["--runs", "1", "--size", "60"],
         "hooks.py": ["--runs", "1"],
         "index_writes.py": ["--sizes", "60", "--runs", "1"],
+        "light.py": ["--runs", "1", "--no-original"],
         "locomo.py": [data, "--model", "fake:64"],
         "mcp.py": ["--runs", "1", "--sizes", "40"],
         "models.py": ["minilm"],
+        "nudge_latency.py": ["--runs", "1", "--size", "40", "--load", "0", "--cold-runs", "1"],
         "perf.py": ["--quick", "--runs", "1", "--sizes", "40"],
         "recall_threshold.py": [data, "--model", "fake:64", "--questions", "2"],
         "relevance_floor.py": ["--model", "fake:64", "--locomo", data],
         "stress.py": ["--writers", "2", "--memories", "4"],
+        "sync.py": ["--memories", "20", "--runs", "1", "--no-ssh", "--only", "initial", "findable"],
         "upgrade.py": ["--size", "60", "--runs", "1"],
     }
 
@@ -84,7 +88,12 @@ def test_every_benchmark_script_has_a_smoke_run(tmp_path):
     assert scripts == set(commands(tmp_path, tmp_path))
 
 
-@pytest.mark.parametrize("script", sorted(commands(Path("."), Path("."))))
+# Scripts that measure the real model whatever THATCH_BENCH_MODEL says.
+REAL_MODEL = {"daemon_memory.py"}
+
+
+@pytest.mark.parametrize("script", [pytest.param(name, marks=pytest.mark.model) if name in REAL_MODEL else name
+                                    for name in sorted(commands(Path("."), Path(".")))])
 def test_the_benchmark_runs(script, locomo_dir, bench_env, tmp_path):
     argv = commands(locomo_dir, tmp_path)[script]
     result = subprocess.run([sys.executable, str(BENCH / script), *argv], env=bench_env, cwd=tmp_path,

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from thatch_cli.storage.schema import SCHEMA_VERSION
+
 from helpers import daemon_pids, stop_all, thatch_pty
 
 KEYS = {"database", "model", "calibration", "daemon", "here", "agents", "backups", "settings"}
@@ -42,7 +44,9 @@ def test_status_creates_nothing_and_starts_nothing(env, tmp_path, isolated_env):
     assert data["model"] == {"name": "fake:32", "source": "env", "from": "THATCH_MODEL=fake:32",
                              "identity": "fake:32", "kind": "fake"}
     assert data["calibration"]["source"] == "settings"
-    assert data["calibration"]["cutoffs"]["recall.floor"] == {"value": 0.3, "source": "default", "from": "the default"}
+    assert data["calibration"]["calibrated"] is True  # the test embedder is its own scale
+    assert data["calibration"]["cutoffs"]["recall.floor"] == {"value": 0.35, "source": "default",
+                                                              "from": "the default", "cosine": 0.35}
 
 
 def test_status_reports_everything_in_use(env, git_repo, isolated_env):
@@ -51,18 +55,19 @@ def test_status_reports_everything_in_use(env, git_repo, isolated_env):
         assert thatch(env, "remember", f"Note {n}", f"text {n}", cwd=repo).returncode == 0
     thatch({**env, "THATCH_MODEL": "fake:16"}, "remember", "Other model", "text", cwd=repo)
     assert thatch(env, "hooks", "install", cwd=repo).returncode == 0
-    assert thatch(env, "setup", "claude", cwd=repo).returncode == 0
-    assert thatch(env, "backup", cwd=repo).returncode == 0
     daemon_env = {**env, "THATCH_DAEMON": "1", "THATCH_RECALL_FLOOR": "0.4"}
+    # the same settings as status sees: setup records them for the MCP server
+    assert thatch(daemon_env, "setup", "claude", cwd=repo).returncode == 0
+    assert thatch(env, "backup", cwd=repo).returncode == 0
     assert thatch(daemon_env, "daemon", "start", cwd=repo).returncode == 0
     result = thatch({**daemon_env, "THATCH_SHELL_HOOK": "zsh"}, "status", "--json", cwd=repo)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["database"]["exists"] and data["database"]["schema"] == 4
+    assert data["database"]["exists"] and data["database"]["schema"] == SCHEMA_VERSION
     assert (data["database"]["memories"], data["database"]["stores"]) == (4, 2)  # acme/widget and global
     assert data["model"]["vectors"] == {"this_model": 3, "other_models": 1, "none": 0}
     assert data["calibration"]["cutoffs"]["recall.floor"] == {"value": 0.4, "source": "env",
-                                                              "from": "THATCH_RECALL_FLOOR=0.4"}
+                                                              "from": "THATCH_RECALL_FLOOR=0.4", "cosine": 0.4}
     daemon = data["daemon"]
     assert daemon["running"] and daemon["pid"] in daemon_pids(env) and daemon["model"] == "fake:32"
     assert daemon["rss_bytes"] > 1_000_000

@@ -92,6 +92,20 @@ def test_start_status_stop(daemon_env):
     assert thatch_json(daemon_env, "daemon", "stop")[1] == {"stopped": False, "pid": None}
 
 
+def test_a_runtime_dir_too_deep_for_a_socket_address_still_serves(daemon_env, tmp_path):
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True, mode=0o700)
+    env = {**daemon_env, "XDG_RUNTIME_DIR": str(deep)}
+    assert len(os.path.join(_rundir(env), "daemon.sock")) > 108
+    seed(env)
+    code, started, _ = thatch_json(env, "daemon", "start")
+    assert code == 0 and started["running"] is True
+    result = thatch(env, "recall", "publish")
+    assert result.returncode == 0 and "release" in result.stdout
+    assert status(env)["requests"] > started["requests"]
+    thatch(env, "daemon", "stop")
+
+
 def test_disabled_daemon_is_never_started(daemon_env):
     env = {**daemon_env, "THATCH_DAEMON": "0"}
     seed(env)

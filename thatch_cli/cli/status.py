@@ -8,8 +8,9 @@ from .declare import Json, command
 from .output import Output
 
 STATUS_JSON = ("database (path, exists, bytes, schema, memories, stores), model (name, source, from, identity, kind,"
-               " vectors: this_model, other_models, none), calibration (model, source, cutoffs: recall.floor,"
-               " duplicates.threshold, nudge.threshold, each value, source, from), daemon (enabled, running, pid,"
+               " vectors: this_model, other_models, none), calibration (model, source, calibrated,"
+               " reference, cutoffs: recall.floor, duplicates.threshold, nudge.threshold, each value, source, from,"
+               " cosine), daemon (enabled, running, pid,"
                " model, version, ready, rss_bytes, uptime_seconds, requests), here (cwd, store, store_from, branch,"
                " repository, git_hooks: active, core_hooks_path, hooks; shell_hook), agents (host, scope, state),"
                " backups (folder, count, bytes, kinds, newest, keep), settings (path, exists)")
@@ -81,8 +82,12 @@ def _print(out: Output, found: dict) -> None:
             parts += [(f"{vectors['other_models']} of other models", "warn"), (f"{vectors['none']} without", "warn"),
                       ("thatch reindex embeds them", "dim")]
         field("vectors", parts)
-    cutoffs = found["calibration"]["cutoffs"]
-    field("cut-offs", [(f"{key} {value['value']:g} ({value['source']})", None) for key, value in cutoffs.items()])
+    scale = found["calibration"]
+    field("cut-offs", [(f"{key} {value['value']:g} ({value['source']})"
+                        + (f" = cosine {value['cosine']:.2f}" if value["cosine"] is not None else ""), None)
+                       for key, value in scale["cutoffs"].items()])
+    if not scale["calibrated"]:
+        field("calibration", [("not measured yet: the model is calibrated when it first loads", "dim")])
     daemon = found["daemon"]
     if daemon["running"]:
         field("daemon", [(f"running, pid {daemon['pid']}", "score"), (_size(daemon["rss_bytes"] or 0), None),

@@ -10,6 +10,7 @@ requests over a Unix socket in a private runtime directory.
     handlers  what each operation does
     model     the embedding model, loaded in the background
     cache     each store's vector matrix, kept current
+    memory    handing freed memory back to the system after big batches
     log       the daemon's log lines
 
 What commands call is engine.py, one level up: the daemon, or the same

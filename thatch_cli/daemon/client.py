@@ -211,7 +211,8 @@ class Client:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         sock.settimeout(CONNECT_TIMEOUT)
         try:
-            sock.connect(path)
+            with runtime.unix_address(path) as address:
+                sock.connect(address)
         except OSError:  # refused: a stale socket from a dead daemon
             sock.close()
             return None
@@ -346,6 +347,8 @@ class Client:
                 if runtime.lock_held(rundir):
                     raise Unreachable(f"the daemon (pid {pid}) did not stop")
                 break
+            if pid is None:  # a daemon still starting writes its pid file once it has bound the socket
+                pid = (runtime.read_pidfile(rundir) or {}).get("pid")
             if not signalled and pid and runtime.is_daemon(pid):
                 _kill(pid, 15)
                 signalled = True

@@ -138,6 +138,33 @@ def ensure_dir(env: Mapping[str, str]) -> str:
     return path
 
 
+# sun_path holds 108 bytes on Linux, 104 on macOS, terminator included.
+_SUN_PATH_MAX = 100
+
+
+class unix_address:
+    """A path bind() and connect() accept for the socket at `path`. A deep
+    runtime directory (a long XDG_RUNTIME_DIR or TMPDIR) can exceed what an
+    AF_UNIX address holds; on Linux the directory is then reached through an
+    open descriptor's /proc/self/fd link, which is short."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def __enter__(self) -> str:
+        if len(os.fsencode(self.path)) <= _SUN_PATH_MAX or not os.path.isdir("/proc/self/fd"):
+            return self.path
+        folder, name = os.path.split(self.path)
+        self._fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        return f"/proc/self/fd/{self._fd}/{name}"
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 def check_socket(path: str) -> None:
     """Raise FileNotFoundError when absent, UnsafeRuntime when the file is
     not a socket or not ours."""

@@ -75,7 +75,8 @@ class Server:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old_umask = os.umask(0o177)
         try:
-            listener.bind(self.socket_path)
+            with runtime.unix_address(self.socket_path) as address:
+                listener.bind(address)
         finally:
             os.umask(old_umask)
         os.chmod(self.socket_path, 0o600)
@@ -220,7 +221,8 @@ def _ask(path: str, header: dict, timeout: float = 2.0) -> dict | None:
         runtime.check_socket(path)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
-            sock.connect(path)
+            with runtime.unix_address(path) as address:
+                sock.connect(address)
             protocol.send(sock, header)
             return protocol.receive(sock)[0]
     except (OSError, runtime.UnsafeRuntime, protocol.ProtocolError):

@@ -2,6 +2,7 @@
 coding agents. Like cli/, it only checks arguments, calls ops/ and shapes
 the answer; the SDK is imported only when the server runs.
 
+    tool     what a tool is (name, schema, argument checks) and a server's session
     tools    the tools: names, schemas, the ops each one calls
     views    what a model reads from each tool (the structured content), from its --json document
     render   the text of each result, from its view

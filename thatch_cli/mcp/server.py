@@ -28,7 +28,8 @@ from ..errors import InvalidInput, ThatchError, database_error
 from ..location.scope import project_dir
 from .render import render_error
 from .results import Reply, cap
-from .tools import BY_NAME, TOOLS, Session, Tool
+from .tool import Session, Tool
+from .tools import BY_NAME, TOOLS
 
 INSTRUCTIONS = """\
 thatch is this project's long-term memory (shared with the `thatch` CLI and other sessions).

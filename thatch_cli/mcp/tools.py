@@ -9,9 +9,6 @@ same value on the command line (`checks`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable
-
 from .. import validate
 from ..context import Context
 from . import views
@@ -30,45 +27,9 @@ from .render import (
     render_verdict,
 )
 from .results import Reply, cap
+from .tool import LABEL, NAME_CHECKS, STORE, Session, Tool, string
 
 RECALL_MAX_LIMIT = 20  # the original's cap on memory_recall's limit
-
-
-class Session:
-    """What one server remembers between calls: the extraction payloads it
-    handed out (session id -> last entry), so the memory_remember that saves
-    them, or an extraction_done without a session id, can drop them."""
-
-    def __init__(self, max_chars: int) -> None:
-        self.max_chars = max_chars
-        self.fetched: dict[str, int] = {}
-
-
-@dataclass
-class Tool:
-    name: str
-    description: str
-    properties: dict[str, dict]
-    run: Callable[[Context, dict, "Session"], Reply]
-    required: tuple[str, ...] = ()
-    read_only: bool = True
-    # Recall must not wait for a model that is still loading (it answers by keywords instead).
-    wait_for_model: bool = True
-    checks: dict[str, Callable[[Any], Any]] = field(default_factory=dict)
-
-    def schema(self) -> dict:
-        return {"type": "object", "properties": self.properties, "required": list(self.required),
-                "additionalProperties": False}
-
-
-def _text(description: str, **extra: Any) -> dict:
-    return {"type": "string", "description": description, **extra}
-
-
-STORE = _text("Store to use. Defaults to this project's store (detected from the git remote).")
-LABEL = _text("The label (or slug) of the memory.", minLength=1, maxLength=validate.MAX_LABEL_CHARS)
-NAME_CHECKS: dict[str, Callable[[Any], Any]] = {"store": validate.store, "branch": validate.branch,
-                                                "label": validate.label}
 
 
 # -- the original's tools ----------------------------------------------------------
@@ -238,7 +199,7 @@ def _done(ctx: Context, args: dict, state: Session) -> Reply:
     return Reply({"drained": drained, "sessions": sessions}, render_done)
 
 
-SESSION = _text("The session id the extraction note gave (the session whose tool calls were queued).", minLength=1,
+SESSION = string("The session id the extraction note gave (the session whose tool calls were queued).", minLength=1,
                 maxLength=500)
 
 TOOLS: list[Tool] = [
@@ -250,12 +211,12 @@ TOOLS: list[Tool] = [
         " overwrite: true with the same label. Similar existing memories are reported after the save (it always"
         " happens) so you can reconcile them.",
         {
-            "label": _text("Short descriptive title; the same label in the same store is the same memory.",
+            "label": string("Short descriptive title; the same label in the same store is the same memory.",
                            minLength=1, maxLength=validate.MAX_LABEL_CHARS),
-            "content": _text("The knowledge itself, understandable without this session.", minLength=1),
-            "store": _text("Store to write to: this project's by default; \"global\" for knowledge that holds"
+            "content": string("The knowledge itself, understandable without this session.", minLength=1),
+            "store": string("Store to write to: this project's by default; \"global\" for knowledge that holds"
                            " across projects (user preferences, environment)."),
-            "branch": _text("Git branch to scope the memory to (work in progress); omit for project-wide."),
+            "branch": string("Git branch to scope the memory to (work in progress); omit for project-wide."),
             "confidence": {"type": "integer", "minimum": 1, "maximum": 10,
                            "description": "How established it is, 1-10: 1-2 a single signal, 5-6 moderate, 9"
                                           " stated by the user, 10 a hard constraint."},
@@ -280,9 +241,9 @@ TOOLS: list[Tool] = [
         " answering anything the project or the user may have settled before. Returns the best matches with"
         " their full content.",
         {
-            "query": _text("What you are looking for, in natural language or exact identifiers.", minLength=1),
-            "store": _text("Search only this store (default: this project's store and global)."),
-            "branch": _text("Include this branch's memories instead of the current branch's."),
+            "query": string("What you are looking for, in natural language or exact identifiers.", minLength=1),
+            "store": string("Search only this store (default: this project's store and global)."),
+            "branch": string("Include this branch's memories instead of the current branch's."),
             "all_branches": {"type": "boolean", "description": "Include the memories of every branch (each"
                                                                " result names its branch)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": RECALL_MAX_LIMIT,
@@ -303,8 +264,8 @@ TOOLS: list[Tool] = [
         " what exists before reading (memory_show) or writing (memory_remember). `total` is how many there are;"
         " when next_offset is not null, call again with that `offset` for the next page.",
         {
-            "store": _text("Store to list (default: this project's store)."),
-            "branch": _text("Only memories scoped to this branch."),
+            "store": string("Store to list (default: this project's store)."),
+            "branch": string("Only memories scoped to this branch."),
             "all_branches": {"type": "boolean", "description": "Every branch's memories and unscoped ones (the"
                                                                " default, said explicitly)."},
             "archived": {"type": "boolean", "description": "List archived memories instead of live ones."},
@@ -318,7 +279,7 @@ TOOLS: list[Tool] = [
     Tool(
         "memory_show",
         "Read one memory in full by its label (this project's store first, then global).",
-        {"label": LABEL, "store": _text("Store to read from (default: this project's store, then global).")},
+        {"label": LABEL, "store": string("Store to read from (default: this project's store, then global).")},
         _show, required=("label",), checks=NAME_CHECKS,
     ),
     Tool(
@@ -363,8 +324,8 @@ TOOLS: list[Tool] = [
         "Record your verdict on a pair find_duplicates reported, so it is not reported again (until either"
         " memory changes).",
         {
-            "label_a": _text("Label of the first memory of the pair.", minLength=1),
-            "label_b": _text("Label of the second memory of the pair.", minLength=1),
+            "label_a": string("Label of the first memory of the pair.", minLength=1),
+            "label_b": string("Label of the second memory of the pair.", minLength=1),
             "status": {"type": "string", "enum": list(validate.VERDICTS),
                        "description": "duplicate, supplement, contradiction or unrelated."},
             "store": STORE,

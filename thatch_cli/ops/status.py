@@ -41,7 +41,7 @@ def _setting(env, key: str) -> dict[str, Any]:
 
 
 def database(ctx: Context) -> dict[str, Any]:
-    from ..storage.hooks import summary
+    from ..storage.fastread import summary
 
     path = ctx.db_file
     found = {"path": path, "exists": os.path.isfile(path), "bytes": 0, "schema": None, "memories": None,
@@ -57,7 +57,7 @@ def database(ctx: Context) -> dict[str, Any]:
 
 
 def model(ctx: Context, models: dict | None) -> dict[str, Any]:
-    from ..embeddings import model_identity, model_space, ranked_spaces
+    from ..embeddings import model_identity, model_space
 
     setting = _setting(ctx.env, "model")
     name = setting["value"]
@@ -66,8 +66,8 @@ def model(ctx: Context, models: dict | None) -> dict[str, Any]:
     found = {"name": name, "source": setting["source"], "from": setting["from"], "identity": identity,
              "kind": "fake" if name.startswith("fake:") else "local folder" if local else "hub id"}
     if models is not None:
-        spaces = ranked_spaces(identity or name)
-        ranked = sum(n for m, n in models.items() if m is not None and model_space(m) in spaces)
+        space = model_space(identity or name)
+        ranked = sum(n for m, n in models.items() if m is not None and model_space(m) == space)
         without = models.get(None, 0)
         found["vectors"] = {"this_model": ranked, "other_models": sum(n for m, n in models.items() if m) - ranked,
                             "none": without}
@@ -75,10 +75,16 @@ def model(ctx: Context, models: dict | None) -> dict[str, Any]:
 
 
 def calibration(ctx: Context, identity: str | None) -> dict[str, Any]:
-    """The cut-offs in force for the model: the settings' values (and where
-    each comes from). A per-model calibration plugs in here: it would set
-    `source` to where its values come from and each cut-off's value."""
-    return {"model": identity, "source": "settings", "cutoffs": {key: _setting(ctx.env, key) for key in CUTOFFS}}
+    """The cut-offs in force for the model: each setting's value on the
+    common scale (and where it comes from) and, once the model has been
+    calibrated, the raw cosine that value means for it."""
+    from ..calibration import state
+
+    measured = state(ctx.env)
+    return {"model": identity, "source": "settings", "calibrated": measured["calibrated"],
+            "reference": measured["reference"],
+            "cutoffs": {key: {**_setting(ctx.env, key), "cosine": measured["cutoffs"][key]["cosine"]}
+                        for key in CUTOFFS}}
 
 
 def daemon(ctx: Context) -> dict[str, Any]:

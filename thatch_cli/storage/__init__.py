@@ -12,6 +12,7 @@
     transfer     every column of entries, for export and import
     history      earlier versions of memories, kept by triggers
     backup       verified copies of the database file, and putting one back
+    fingerprint  a database's content as one hash, whatever its page layout
     fastread     stdlib-only reads on a raw connection: the hot paths' and MemoryDB's one answer to
                  which stores exist and which memories are live
     sync         thatch sync's bookkeeping: each memory's marks, each store's sync state

@@ -29,6 +29,7 @@ from typing import Iterator
 
 from ..files import atomic_writer, create_exclusive
 from .fastread import connect_readonly
+from .fingerprint import digest
 
 ATTEMPTS = 3
 
@@ -274,31 +275,6 @@ def before_upgrade(db_path: Path, new: int) -> Path:
 
 def glob_escape(name: str) -> str:
     return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in name)
-
-
-def digest(path: Path) -> str:
-    """A fingerprint of a database's content: its schema and the multiset of
-    rows of every table (in any order, as VACUUM INTO may renumber them)."""
-    import hashlib
-
-    conn = connect_readonly(path)
-    try:
-        conn.text_factory = bytes
-        conn.execute("BEGIN")
-        whole = hashlib.blake2b(digest_size=32)
-        schema_rows = sorted(conn.execute("SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master"))
-        whole.update(repr(schema_rows).encode())
-        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-                                    " AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL%' ORDER BY name").fetchall():
-            total = 0
-            quoted = b'"' + name.replace(b'"', b'""') + b'"'
-            for row in conn.execute(f"SELECT * FROM {quoted.decode('utf-8', 'surrogateescape')}"):
-                row_hash = hashlib.blake2b(repr(row).encode(), digest_size=16).digest()
-                total = (total + int.from_bytes(row_hash, "big")) % (1 << 128)
-            whole.update(name + total.to_bytes(16, "big"))
-        return whole.hexdigest()
-    finally:
-        conn.close()
 
 
 def without_foreign(source: Path, folder: Path):

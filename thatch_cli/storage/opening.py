@@ -279,9 +279,9 @@ def _upgrade(conn: sqlite3.Connection, path: Path) -> list[str]:
 
 
 def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
-    from .fastread import open_readonly
-
     from pathlib import Path
+
+    from .fastread import open_readonly
 
     conn = open_readonly(Path(path), timeout, check_same_thread=False)
     if conn is None:

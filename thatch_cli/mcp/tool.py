@@ -1,0 +1,49 @@
+"""What an MCP tool is: its name, description, JSON schema, the ops/ call
+it makes and the checks its arguments get (validate.py's, the CLI's own),
+plus what one server remembers between calls (Session)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .. import validate
+from ..context import Context
+from .results import Reply
+
+
+class Session:
+    """What one server remembers between calls: the extraction payloads it
+    handed out (session id -> last entry), so the memory_remember that saves
+    them, or an extraction_done without a session id, can drop them."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self.fetched: dict[str, int] = {}
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    properties: dict[str, dict]
+    run: Callable[[Context, dict, "Session"], Reply]
+    required: tuple[str, ...] = ()
+    read_only: bool = True
+    # Recall must not wait for a model that is still loading (it answers by keywords instead).
+    wait_for_model: bool = True
+    checks: dict[str, Callable[[Any], Any]] = field(default_factory=dict)
+
+    def schema(self) -> dict:
+        return {"type": "object", "properties": self.properties, "required": list(self.required),
+                "additionalProperties": False}
+
+
+def string(description: str, **extra: Any) -> dict:
+    return {"type": "string", "description": description, **extra}
+
+
+STORE = string("Store to use. Defaults to this project's store (detected from the git remote).")
+LABEL = string("The label (or slug) of the memory.", minLength=1, maxLength=validate.MAX_LABEL_CHARS)
+NAME_CHECKS: dict[str, Callable[[Any], Any]] = {"store": validate.store, "branch": validate.branch,
+                                                "label": validate.label}
