@@ -47,11 +47,11 @@ from relevance_floor import developer_notes  # noqa: E402
 
 from thatch_cli.calibration import IDENTITY_CURVE, KINDS, Calibration, sample_version  # noqa: E402
 from thatch_cli.calibration import of as calibration_of  # noqa: E402
-from thatch_cli.context import Context  # noqa: E402
 from thatch_cli.ops import nudge  # noqa: E402
+from thatch_cli.ops.context import Context  # noqa: E402
 from thatch_cli.ops.recall import peek  # noqa: E402
-from thatch_cli.settings import DUPLICATE_THRESHOLD, NUDGE_THRESHOLD, RECALL_FLOOR  # noqa: E402
-from thatch_cli.slugs import slugify  # noqa: E402
+from thatch_cli.support.settings import DUPLICATE_THRESHOLD, NUDGE_THRESHOLD, RECALL_FLOOR  # noqa: E402
+from thatch_cli.support.slugs import slugify  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "developer_questions.json"
 QUERIES = ROOT / "tests" / "data" / "recall_queries.json"

@@ -149,7 +149,7 @@ class _FakeModel:
 
     def __init__(self, dim: int) -> None:
         sys.path.insert(0, str(HERE.parent))
-        from thatch_cli.embeddings import FakeEmbedder
+        from thatch_cli.model.embeddings import FakeEmbedder
 
         self.embedder = FakeEmbedder(dim)
 
@@ -200,7 +200,7 @@ def build_db(path: Path, size: int, vectors, model: str) -> None:
     import numpy as np
 
     sys.path.insert(0, str(HERE.parent))
-    from thatch_cli.embeddings import model_identity
+    from thatch_cli.model.embeddings import model_identity
     from thatch_cli.storage.memories import MemoryDB
 
     model_name = model_identity(model, os.environ)
@@ -219,7 +219,7 @@ def build_db(path: Path, size: int, vectors, model: str) -> None:
         return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(base_time + seconds))
 
     def row(store: str, i: int) -> tuple:
-        from thatch_cli.slugs import slugify
+        from thatch_cli.support.slugs import slugify
 
         base = i % UNIQUE
         label, body = notes[base]

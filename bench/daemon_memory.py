@@ -42,9 +42,9 @@ def log(message: str) -> None:
 def build(path: Path, memories: int, model: str, unembedded: int) -> None:
     import numpy as np
 
-    from thatch_cli.embeddings import model_identity
-    from thatch_cli.slugs import slugify
+    from thatch_cli.model.embeddings import model_identity
     from thatch_cli.storage.memories import MemoryDB
+    from thatch_cli.support.slugs import slugify
 
     identity = model_identity(model, os.environ)
     rng = np.random.default_rng(20261201)

@@ -28,8 +28,8 @@ import models  # noqa: E402
 from test_duplicate_threshold import PAIRS, SWEEP, pair_scores, quality  # noqa: E402
 
 from thatch_cli.calibration import of as calibration_of  # noqa: E402
-from thatch_cli.embeddings import model_space  # noqa: E402
-from thatch_cli.settings import DUPLICATE_THRESHOLD  # noqa: E402
+from thatch_cli.model.embeddings import model_space  # noqa: E402
+from thatch_cli.support.settings import DUPLICATE_THRESHOLD  # noqa: E402
 
 
 def calibrated_scores(embedder):

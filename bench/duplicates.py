@@ -64,7 +64,7 @@ def vectors(case: str, size: int):
 
 
 def build(db_path: Path, size: int) -> None:
-    from thatch_cli.records import Memory
+    from thatch_cli.memory.records import Memory
     from thatch_cli.storage.memories import MemoryDB
 
     db = MemoryDB.open(db_path)
@@ -95,8 +95,8 @@ def measure(db_path: str, store: str, runs: int) -> dict:
 
     import numpy  # noqa: F401  (imported before the baseline, as the command imports it)
 
-    from thatch_cli.context import Context
     from thatch_cli.ops import dedup
+    from thatch_cli.ops.context import Context
 
     env = {**os.environ, "THATCH_DB": db_path, "THATCH_MODEL": MODEL}
 

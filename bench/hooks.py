@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from thatch_cli.integrations import githooks  # noqa: E402
 from thatch_cli.integrations import shell as shellinit
-from thatch_cli.records import Memory  # noqa: E402
+from thatch_cli.memory.records import Memory  # noqa: E402
 from thatch_cli.storage.memories import MemoryDB  # noqa: E402
 
 THATCH = shutil.which("thatch") or str(Path(sys.executable).with_name("thatch"))

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from thatch_cli.records import Memory  # noqa: E402
+from thatch_cli.memory.records import Memory  # noqa: E402
 from thatch_cli.storage import schema as dbmod  # noqa: E402
 from thatch_cli.storage.memories import MemoryDB  # noqa: E402
 

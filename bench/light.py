@@ -97,8 +97,8 @@ def build_database(path: Path) -> None:
     """MEMORIES memories in STORE (the issue's shared 30-memory case), written
     by this thatch with a fake embedder: neither command reads the vectors."""
     sys.path.insert(0, str(ROOT))
-    from thatch_cli.context import Context
-    from thatch_cli.embeddings import FakeEmbedder
+    from thatch_cli.model.embeddings import FakeEmbedder
+    from thatch_cli.ops.context import Context
     from thatch_cli.ops.remember import remember
 
     with Context.open(path, env={"HOME": str(path.parent), "THATCH_DAEMON": "0"}, cwd=path.parent,

@@ -43,13 +43,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from thatch_cli.context import Context  # noqa: E402
-from thatch_cli.embeddings import model_space  # noqa: E402
+from thatch_cli.memory.records import Memory  # noqa: E402
+from thatch_cli.model.embeddings import model_space  # noqa: E402
+from thatch_cli.ops.context import Context  # noqa: E402
 from thatch_cli.ops.recall import MODES, peek  # noqa: E402
 from thatch_cli.ranking.dense import to_blob  # noqa: E402
 from thatch_cli.ranking.fusion import CANDIDATES  # noqa: E402
-from thatch_cli.records import Memory  # noqa: E402
-from thatch_cli.slugs import passage_text, slugify  # noqa: E402
+from thatch_cli.support.slugs import passage_text, slugify  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "bench-data" / "locomo"
 ORDER = ("lexical", "semantic", "hybrid")

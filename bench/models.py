@@ -110,7 +110,7 @@ def embedder(spec: str, env=None):
     """An embedder for a model named on a bench's command line: one of
     MODELS, a model folder or hub id, or fake:DIM (the test embedder, for
     smoke runs)."""
-    from thatch_cli.embeddings import FakeEmbedder, SentenceTransformerEmbedder
+    from thatch_cli.model.embeddings import FakeEmbedder, SentenceTransformerEmbedder
 
     if spec.startswith("fake:"):
         return FakeEmbedder(int(spec.split(":", 1)[1]))

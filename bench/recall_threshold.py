@@ -37,9 +37,9 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 import locomo  # noqa: E402
 import models  # noqa: E402
 
-from thatch_cli.context import Context  # noqa: E402
-from thatch_cli.embeddings import model_space  # noqa: E402
+from thatch_cli.model.embeddings import model_space  # noqa: E402
 from thatch_cli.ops import nudge  # noqa: E402
+from thatch_cli.ops.context import Context  # noqa: E402
 from thatch_cli.ops.recall import peek  # noqa: E402
 from thatch_cli.ranking.fusion import LEXICAL_WEIGHT  # noqa: E402
 

@@ -42,12 +42,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import locomo  # noqa: E402
 import models  # noqa: E402
 
-from thatch_cli.context import Context  # noqa: E402
-from thatch_cli.embeddings import model_space  # noqa: E402
+from thatch_cli.model.embeddings import model_space  # noqa: E402
+from thatch_cli.ops.context import Context  # noqa: E402
 from thatch_cli.ops.recall import MODES, peek  # noqa: E402
 from thatch_cli.ops.remember import resolve_label  # noqa: E402
-from thatch_cli.settings import RECALL_FLOOR  # noqa: E402
-from thatch_cli.slugs import slugify  # noqa: E402
+from thatch_cli.support.settings import RECALL_FLOOR  # noqa: E402
+from thatch_cli.support.slugs import slugify  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 SWEEP = (0.0, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45)

@@ -67,7 +67,7 @@ WORKER = """
 import json, os, sys
 sys.path.insert(0, {root!r})
 from thatch_cli.__main__ import run
-from thatch_cli.context import Context
+from thatch_cli.ops.context import Context
 codes = {{}}
 with open(os.devnull, "w") as quiet:
     for argv in json.load(open(sys.argv[1])):
@@ -84,7 +84,7 @@ THREADED = """
 import json, os, sys, threading
 sys.path.insert(0, {root!r})
 from thatch_cli.__main__ import run
-from thatch_cli.context import Context
+from thatch_cli.ops.context import Context
 codes = {{}}
 lock = threading.Lock()
 quiet = open(os.devnull, "w")

@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from thatch_cli.context import Context  # noqa: E402
 from thatch_cli.ops.backup import backup, restore  # noqa: E402
+from thatch_cli.ops.context import Context  # noqa: E402
 from thatch_cli.storage.memories import MemoryDB  # noqa: E402
 
 from machine import describe  # noqa: E402

@@ -12,8 +12,8 @@ from typing import Callable
 
 import pytest
 
-from thatch_cli.context import Context
-from thatch_cli.embeddings import FakeEmbedder
+from thatch_cli.model.embeddings import FakeEmbedder
+from thatch_cli.ops.context import Context
 
 from helpers import FIXED_NOW, Result, git, run_main
 

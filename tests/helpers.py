@@ -13,7 +13,7 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-from thatch_cli.errors import ModelUnavailable
+from thatch_cli.support.errors import ModelUnavailable
 
 FIXED_NOW = datetime(2026, 11, 30, 12, 0, 0, 123000, tzinfo=timezone.utc)
 # Spaces, a quote and a backslash: an embedded path must survive each shell's quoting.

@@ -16,12 +16,12 @@ import pytest
 
 from thatch_cli import calibration
 from thatch_cli.calibration import IDENTITY_CURVE, KINDS, Calibration, Curve
-from thatch_cli.context import Context
-from thatch_cli.embeddings import FakeEmbedder, SentenceTransformerEmbedder
+from thatch_cli.model.embeddings import FakeEmbedder, SentenceTransformerEmbedder
 from thatch_cli.ops import nudge
+from thatch_cli.ops.context import Context
 from thatch_cli.ops.recall import peek
 from thatch_cli.ops.remember import remember
-from thatch_cli.settings import NUDGE_THRESHOLD, RECALL_FLOOR
+from thatch_cli.support.settings import NUDGE_THRESHOLD, RECALL_FLOOR
 
 ROOT = Path(__file__).resolve().parents[1]
 

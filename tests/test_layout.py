@@ -179,3 +179,26 @@ def test_every_module_has_a_docstring_that_its_package_names():
             unlisted.append(name)
     assert undocumented == [] and unlisted == []
 
+
+def test_the_support_package_is_standard_library_only():
+    """thatch_cli/support/ holds what every layer uses: it imports the
+    standard library and itself only, at module level or inside functions."""
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    found = {}
+    for name, path in modules().items():
+        if not name.startswith("thatch_cli.support"):
+            continue
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                targets = [".".join(base + ([node.module] if node.module else []))]
+            else:
+                continue
+            for target in targets:
+                if target.split(".")[0] not in stdlib and not target.startswith("thatch_cli.support"):
+                    found.setdefault(name, []).append(target)
+    assert any(name.startswith("thatch_cli.support.") for name in modules())
+    assert found == {}

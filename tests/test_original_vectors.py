@@ -21,14 +21,14 @@ import numpy as np
 import pytest
 
 from thatch_cli import calibration
-from thatch_cli.embeddings import BGE_QUERY_PREFIX, SentenceTransformerEmbedder, model_space
+from thatch_cli.memory.records import Memory
+from thatch_cli.model.embeddings import BGE_QUERY_PREFIX, SentenceTransformerEmbedder, model_space
 from thatch_cli.ops.dedup import duplicates
 from thatch_cli.ops.hygiene import report
 from thatch_cli.ops.recall import recall
 from thatch_cli.ops.reindex import reindex
 from thatch_cli.ops.remember import remember
-from thatch_cli.records import Memory
-from thatch_cli.slugs import passage_text, slugify
+from thatch_cli.support.slugs import passage_text, slugify
 
 pytestmark = pytest.mark.model
 

@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from thatch_cli.embeddings import FakeEmbedder, SentenceTransformerEmbedder
-from thatch_cli.errors import ModelUnavailable
+from thatch_cli.model.embeddings import FakeEmbedder, SentenceTransformerEmbedder
 from thatch_cli.ops.recall import recall
 from thatch_cli.ops.reindex import reindex
 from thatch_cli.ops.remember import remember
+from thatch_cli.support.errors import ModelUnavailable
 
 pytestmark = pytest.mark.model
 

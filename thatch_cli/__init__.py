@@ -20,8 +20,8 @@ __version__ = "0.1.0"
 
 # name -> module that defines it
 _API = {
-    "Context": "thatch_cli.context",
-    "Memory": "thatch_cli.records",
+    "Context": "thatch_cli.ops.context",
+    "Memory": "thatch_cli.memory.records",
     "remember": "thatch_cli.ops.remember",
     "peek": "thatch_cli.ops.recall",
     "recall": "thatch_cli.ops.recall",
@@ -36,11 +36,11 @@ _API = {
     "restore_memory": "thatch_cli.ops.history",
     "backup": "thatch_cli.ops.backup",
     "restore": "thatch_cli.ops.backup",
-    "ThatchError": "thatch_cli.errors",
-    "InvalidInput": "thatch_cli.errors",
-    "NotFound": "thatch_cli.errors",
-    "Conflict": "thatch_cli.errors",
-    "DatabaseError": "thatch_cli.errors",
+    "ThatchError": "thatch_cli.support.errors",
+    "InvalidInput": "thatch_cli.support.errors",
+    "NotFound": "thatch_cli.support.errors",
+    "Conflict": "thatch_cli.support.errors",
+    "DatabaseError": "thatch_cli.support.errors",
 }
 _RENAMED = {"hygiene": "report"}
 

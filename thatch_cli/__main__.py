@@ -35,13 +35,13 @@ def run(argv: list[str], ctx=None) -> int:
         module, _, function = HOT_COMMANDS[argv[0]].partition(":")
         return getattr(importlib.import_module(module), function or "main")(argv[1:])
     if ctx is None:
-        from .context import Context
+        from .ops.context import Context
 
         ctx = Context.from_process()
     undecodable = _undecodable(argv)
     if undecodable is not None:
         from .cli.output import Output
-        from .errors import InvalidInput
+        from .support.errors import InvalidInput
 
         err = InvalidInput(f"argument {undecodable + 1} ({os.fsencode(argv[undecodable])!r}) is not valid UTF-8")
         Output(json_mode="--json" in argv, env=ctx.env, stdout=ctx.stdout, stderr=ctx.stderr).error(err)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from thatch_cli.embeddings import FakeEmbedder
+from thatch_cli.model.embeddings import FakeEmbedder
 from thatch_cli.storage import maintenance
 from thatch_cli.storage.memories import MemoryDB
 

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from thatch_cli import settings
+from thatch_cli.support import settings
 
 from helpers import THATCH
 

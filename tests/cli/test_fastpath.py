@@ -17,8 +17,8 @@ import typer
 
 from thatch_cli.cli import app as app_module
 from thatch_cli.cli import fastpath
-from thatch_cli.context import Context
 from thatch_cli.gen import cli_model
+from thatch_cli.ops.context import Context
 
 from helpers import typer_params
 

@@ -84,11 +84,11 @@ def test_hidden_and_internal_commands_are_left_out(monkeypatch, shell):
 
 def test_fixed_choices_are_exported_from_the_library_constants():
     """cli.one_of declares them once, from the constants the library checks against."""
-    from thatch_cli import validate
     from thatch_cli.cli.spec import SPEC as data
     from thatch_cli.integrations import hosts
     from thatch_cli.integrations import shell as shellinit
     from thatch_cli.ops import sync_setup
+    from thatch_cli.support import validate
 
     choices = {(path, p["name"]): p["choices"] for path, command in data["commands"].items()
                for p in command["params"] if p["choices"]}

@@ -78,17 +78,18 @@ LIGHT_STDLIB = {"__future__", "contextlib", "unicodedata"}
 # list/show/stores command module, the operations they call, the storage they read and
 # the location resolver (gitfs and identity only when the store is detected, not given).
 LIGHT_THATCH = {
-    "thatch_cli", "thatch_cli.__main__", "thatch_cli.clock", "thatch_cli.context", "thatch_cli.errors",
-    "thatch_cli.paths", "thatch_cli.records", "thatch_cli.settings", "thatch_cli.slugs", "thatch_cli.textsafe",
-    "thatch_cli.validate", "thatch_cli.cli", "thatch_cli.cli.declare", "thatch_cli.cli.fastpath",
+    "thatch_cli", "thatch_cli.__main__", "thatch_cli.cli", "thatch_cli.cli.declare", "thatch_cli.cli.fastpath",
     "thatch_cli.cli.memories", "thatch_cli.cli.output", "thatch_cli.cli.render", "thatch_cli.cli.run",
     "thatch_cli.cli.spec", "thatch_cli.cli.waiting", "thatch_cli.location", "thatch_cli.location.scope",
-    "thatch_cli.ops", "thatch_cli.ops.memories", "thatch_cli.ops.scope", "thatch_cli.storage",
-    "thatch_cli.storage.memories", "thatch_cli.storage.schema", "thatch_cli.storage.vectors",
-    # a memory's fields, read by name (fields.py); the shared reads; opening and checking the file;
-    # reading past undecodable rows; the sync marks every memory carries.
-    "thatch_cli.fields", "thatch_cli.storage.fastread", "thatch_cli.storage.opening",
-    "thatch_cli.storage.readable", "thatch_cli.storage.sync",
+    "thatch_cli.ops", "thatch_cli.ops.context", "thatch_cli.ops.memories", "thatch_cli.ops.scope",
+    "thatch_cli.storage", "thatch_cli.storage.memories", "thatch_cli.storage.schema", "thatch_cli.storage.vectors",
+    "thatch_cli.support", "thatch_cli.support.clock", "thatch_cli.support.errors", "thatch_cli.support.paths",
+    "thatch_cli.support.settings", "thatch_cli.support.slugs", "thatch_cli.support.textsafe",
+    "thatch_cli.support.validate",
+    # a memory's fields, read by name (memory/fields.py), and its records; the shared reads; opening and
+    # checking the file; reading past undecodable rows; the sync marks every memory carries.
+    "thatch_cli.memory", "thatch_cli.memory.fields", "thatch_cli.memory.records", "thatch_cli.storage.fastread",
+    "thatch_cli.storage.opening", "thatch_cli.storage.readable", "thatch_cli.storage.sync",
 }
 DETECTING = {"thatch_cli.location.gitfs", "thatch_cli.location.identity"}
 

@@ -1,5 +1,5 @@
 """man/thatch.1: complete (every command and option), renders cleanly, and
-documents every exit code errors.py defines."""
+documents every exit code support/errors.py defines."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli import errors
 from thatch_cli.gen import cli_model, man
+from thatch_cli.support import errors
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "man" / "thatch.1"

@@ -22,7 +22,7 @@ def remembered(tmp_path, minilm_path, isolated_env):
     its words, while the query still needs the model)."""
     from pathlib import Path
 
-    from thatch_cli.records import Memory
+    from thatch_cli.memory.records import Memory
     from thatch_cli.storage.memories import MemoryDB
 
     db = MemoryDB.open(Path(isolated_env["THATCH_DB"]))

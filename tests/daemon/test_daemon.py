@@ -476,7 +476,7 @@ def test_recall_client_imports_no_numpy_when_the_daemon_serves(daemon_env, tmp_p
 
 
 def test_runtime_mirrors_embeddings(minilm_folder):
-    from thatch_cli import embeddings
+    from thatch_cli.model import embeddings
 
     for name in (minilm_folder, "fake:64", "BAAI/bge-small-en-v1.5"):
         assert runtime.expected_model({"THATCH_MODEL": name}) == embeddings.embedder_from_env({"THATCH_MODEL": name}).name

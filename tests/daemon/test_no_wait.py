@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from thatch_cli.context import Context
 from thatch_cli.daemon import handlers, protocol
+from thatch_cli.ops.context import Context
 from thatch_cli.ops.recall import peek
 from thatch_cli.ops.remember import remember
 

@@ -9,12 +9,12 @@ import os
 
 import pytest
 
-from thatch_cli.context import Context
 from thatch_cli.daemon.client import Client
-from thatch_cli.embeddings import SentenceTransformerEmbedder
+from thatch_cli.memory.records import Memory
+from thatch_cli.model.embeddings import SentenceTransformerEmbedder
+from thatch_cli.ops.context import Context
 from thatch_cli.ops.recall import peek
 from thatch_cli.ops.remember import find_similar, remember
-from thatch_cli.records import Memory
 
 from helpers import daemon_pids, stop_all
 

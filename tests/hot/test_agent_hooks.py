@@ -14,8 +14,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from thatch_cli.context import Context
 from thatch_cli.hot import reminder as reminder_module
+from thatch_cli.ops.context import Context
 from thatch_cli.ops.extraction import Queue
 from thatch_cli.ops.hygiene import DEFAULT_STALE_DAYS
 from thatch_cli.ops.remember import remember

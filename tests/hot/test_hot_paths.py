@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.records import Memory
+from thatch_cli.memory.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import run_probed, top_level

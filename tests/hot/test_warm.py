@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli import settings
 from thatch_cli.hot.prompt import summarize
-from thatch_cli.records import Memory
+from thatch_cli.memory.records import Memory
 from thatch_cli.storage.memories import MemoryDB
+from thatch_cli.support import settings
 
 from helpers import daemon_pids, git, stop_all
 
@@ -85,8 +85,8 @@ def test_init_help_says_what_warming_costs(cli):
 def test_warming_never_fingerprints_a_model_folder(isolated_env, tmp_path, monkeypatch):
     """A model folder not seen before would be hashed (hundreds of MB) to
     name it: the prompt leaves that to the daemon it starts."""
-    from thatch_cli import model_identity
     from thatch_cli.daemon import runtime, warm
+    from thatch_cli.model import identity as model_identity
 
     folder = tmp_path / "my-model"
     folder.mkdir()

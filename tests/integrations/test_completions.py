@@ -19,7 +19,7 @@ import pytest
 from thatch_cli.gen import completions as gen
 from thatch_cli.integrations import completion as completion_install
 from thatch_cli.integrations.completion_scripts import render_all, tree
-from thatch_cli.records import Memory
+from thatch_cli.memory.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import git, require, run_probed

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.errors import Conflict, NotFound
 from thatch_cli.integrations import githooks
 from thatch_cli.integrations.shell import sh_quote
-from thatch_cli.records import Memory
+from thatch_cli.memory.records import Memory
 from thatch_cli.storage.memories import MemoryDB
+from thatch_cli.support.errors import Conflict, NotFound
 
 from helpers import ODD_EXE, THATCH
 

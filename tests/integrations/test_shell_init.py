@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.errors import InvalidInput
 from thatch_cli.integrations import shell as shellinit
-from thatch_cli.records import Memory
+from thatch_cli.memory.records import Memory
 from thatch_cli.storage.memories import MemoryDB
+from thatch_cli.support.errors import InvalidInput
 
 from helpers import ODD_EXE, THATCH
 

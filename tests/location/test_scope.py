@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from thatch_cli.location import scope
-from thatch_cli.records import Memory
+from thatch_cli.memory.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import git, thatch_process

@@ -13,7 +13,7 @@ import os
 import anyio
 import pytest
 
-from thatch_cli.context import Context
+from thatch_cli.ops.context import Context
 from thatch_cli.ops.remember import remember
 
 from helpers import BrokenEmbedder, call_json, hook, hook_payload, mcp_session, stop_all, thatch_process, wait_until

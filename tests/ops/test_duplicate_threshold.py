@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from thatch_cli.embeddings import SentenceTransformerEmbedder
+from thatch_cli.model.embeddings import SentenceTransformerEmbedder
 from thatch_cli.ops.remember import resolve_label
-from thatch_cli.settings import DUPLICATE_THRESHOLD
-from thatch_cli.slugs import passage_text
+from thatch_cli.support.settings import DUPLICATE_THRESHOLD
+from thatch_cli.support.slugs import passage_text
 
 pytestmark = pytest.mark.model
 

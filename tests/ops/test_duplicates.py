@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from thatch_cli.cli import fastpath
-from thatch_cli.embeddings import FakeEmbedder
+from thatch_cli.memory.records import Memory
+from thatch_cli.model.embeddings import FakeEmbedder
 from thatch_cli.ops import dedup as lifecycle
 from thatch_cli.ranking import pairscan
 from thatch_cli.ranking.dense import to_blob
-from thatch_cli.records import Memory
 from thatch_cli.storage import maintenance
 from thatch_cli.storage.memories import MemoryDB
 
@@ -306,7 +306,7 @@ def test_fast_parse_matches_typer(argv, monkeypatch):
 def test_duplicates_never_loads_the_model(isolated_env, tmp_path, minilm_folder, fast):
     """A real process with a loadable model configured: the stored vectors
     are compared as they are, so torch and sentence-transformers stay unloaded."""
-    from thatch_cli.embeddings import model_identity
+    from thatch_cli.model.embeddings import model_identity
 
     db = open_db(isolated_env)
     identity = model_identity(minilm_folder, isolated_env)

@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from thatch_cli.errors import EXIT_ATTENTION
+from thatch_cli.memory.records import Memory
 from thatch_cli.ops import dedup
 from thatch_cli.ops import hygiene as lifecycle
 from thatch_cli.ranking.dense import to_blob
-from thatch_cli.records import Memory
 from thatch_cli.storage import maintenance
 from thatch_cli.storage.memories import MemoryDB
+from thatch_cli.support.errors import EXIT_ATTENTION
 
 from helpers import FIXED_NOW, git, run_probed
 

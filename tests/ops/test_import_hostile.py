@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.errors import EXIT_ATTENTION
 from thatch_cli.storage.maintenance import index_problems
+from thatch_cli.support.errors import EXIT_ATTENTION
 
 ENV = {"THATCH_STORE": "team/notes"}
 

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from thatch_cli import embeddings
+from thatch_cli.model import embeddings
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import stop_all, thatch_process

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.embeddings import FakeEmbedder
-from thatch_cli.errors import EXIT_ATTENTION
+from thatch_cli.model.embeddings import FakeEmbedder
 from thatch_cli.ops import transfer
 from thatch_cli.ops.recall import recall
 from thatch_cli.ops.remember import remember
 from thatch_cli.storage.maintenance import record_verdict
 from thatch_cli.storage.memories import MemoryDB
+from thatch_cli.support.errors import EXIT_ATTENTION
 
 from helpers import BrokenEmbedder
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from thatch_cli.memory.records import Hit
 from thatch_cli.ranking.fusion import alone, fuse
 from thatch_cli.ranking.lexical import MAX_TERMS, fts_query, terms
-from thatch_cli.records import Hit
 from thatch_cli.storage.memories import MemoryDB
 
 from helpers import BrokenEmbedder
@@ -298,7 +298,7 @@ def test_recall_never_writes_the_database_beyond_telemetry(cli, notes, isolated_
 
 
 def _save(db, store, slug, content, *, branch=None, archived=False):
-    from thatch_cli.records import Memory
+    from thatch_cli.memory.records import Memory
 
     now = "2026-11-30T12:00:00.000Z"
     db.save(Memory(store=store, slug=slug, label=slug, content=content, branch=branch, created_at=now,

@@ -39,7 +39,7 @@ def one_error_line(stderr: str) -> str:
 OPENER = """
 import sys, threading
 from pathlib import Path
-from thatch_cli.errors import ThatchError
+from thatch_cli.support.errors import ThatchError
 from thatch_cli.storage.memories import MemoryDB
 failed = []
 def one():

@@ -5,10 +5,10 @@ import stat
 
 import pytest
 
-from thatch_cli.clock import format_ts, parse_ts
-from thatch_cli.errors import DatabaseError
 from thatch_cli.storage import schema as dbmod
 from thatch_cli.storage.memories import MemoryDB
+from thatch_cli.support.clock import format_ts, parse_ts
+from thatch_cli.support.errors import DatabaseError
 
 ORIGINAL_SCHEMA = """
 CREATE TABLE stores (name TEXT PRIMARY KEY);
@@ -126,7 +126,7 @@ def test_a_pin_is_an_added_column_the_originals_sql_leaves_alone(tmp_path):
     """thatch's `pinned` column comes after the original's, which keep their
     order; the original names the columns it reads, overwrites with an
     upsert (an UPDATE, so the pin stays) and forgets by deleting the row."""
-    from thatch_cli.records import Memory
+    from thatch_cli.memory.records import Memory
     from thatch_cli.storage import maintenance
 
     path = tmp_path / "thatch.db"

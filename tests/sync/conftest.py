@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli.clock import system_clock
-from thatch_cli.context import Context
-from thatch_cli.embeddings import FakeEmbedder
+from thatch_cli.model.embeddings import FakeEmbedder
+from thatch_cli.ops.context import Context
+from thatch_cli.support.clock import system_clock
 
 from helpers import Result, git, run_main
 

@@ -26,7 +26,7 @@ def _plant(clone, tmp_path, files: dict[str, bytes]) -> None:
 
 
 def _record(label: str, content: str, **extra) -> bytes:
-    from thatch_cli.slugs import slugify
+    from thatch_cli.support.slugs import slugify
 
     data = {"slug": slugify(label), "label": label, "content": f"# {label}\n\n{content}",
             "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z",
@@ -97,7 +97,7 @@ ORDINARY = [
     "Request ids look like 123e4567-e89b-12d3-a456-426614174000 in the logs.",
     "Never commit the API key; it lives in the 1Password vault under 'staging'.",
     "The token refresh runs every 15 minutes (see auth/refresh.py).",
-    "password = os.environ['DB_PASSWORD'] is how settings.py reads it.",
+    "password = os.environ['DB_PASSWORD'] is how support/settings.py reads it.",
     "Docker image digest sha256:9b2a4c6e8f0a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3e5f7a9b1c",
     "Run `git log --oneline | head` and pick the abbreviated hash, e.g. 9fceb02.",
     "Use the example key AKIAIOSFODNN7EXAMPLE from the AWS docs in tests.",

@@ -6,7 +6,7 @@ from thatch_cli.sync import hlc, merge, records
 
 
 def _row(label: str, content: str, updated: str = "2026-01-01T00:00:00.000Z") -> dict:
-    from thatch_cli.slugs import slugify
+    from thatch_cli.support.slugs import slugify
 
     return {"slug": slugify(label), "label": label, "content": f"# {label}\n\n{content}", "branch": None,
             "confidence": None, "archived": 0, "created_at": updated, "updated_at": updated}

@@ -138,7 +138,7 @@ class Calibration:
 
 
 def cache_path(env: Mapping[str, str]) -> Path:
-    from ..paths import cache_dir
+    from ..support.paths import cache_dir
 
     return cache_dir(env) / CACHE_FILE
 
@@ -147,7 +147,7 @@ def lookup(env: Mapping[str, str], model: str) -> Calibration | None:
     """The calibration of `model` (an identity) on the current sample: the
     identity for the reference model itself, else the cached one, else None.
     Standard library only: a hook may call it."""
-    from ..files import read_json_object
+    from ..support.files import read_json_object
 
     if model == reference()["identity"] or model.startswith("fake:"):  # the test embedder is its own scale
         return Calibration(model, dict.fromkeys(KINDS, IDENTITY_CURVE), sample=sample_version())
@@ -159,7 +159,7 @@ def lookup(env: Mapping[str, str], model: str) -> Calibration | None:
 
 def remember(env: Mapping[str, str], calibration: Calibration) -> None:
     """Cache a measured calibration (a failed write only means measuring again)."""
-    from ..files import read_json_object, write_json_cache
+    from ..support.files import read_json_object, write_json_cache
 
     path = cache_path(env)
     data = read_json_object(path)
@@ -173,8 +173,8 @@ def state(env: Mapping[str, str]) -> dict:
     report): whether it is measured, and each cut-off setting both on the
     scale and as the raw cosine it means for this model. Never loads the
     model or numpy, and never fingerprints a model folder not seen before."""
-    from ..embeddings import model_identity
-    from ..settings import value
+    from ..model.embeddings import model_identity
+    from ..support.settings import value
 
     configured = value(env, "model", strict=False)
     identity = model_identity(configured, env, compute=False)

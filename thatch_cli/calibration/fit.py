@@ -51,7 +51,7 @@ def pair_scores(embedder: Any) -> dict[str, tuple["np.ndarray", "np.ndarray"]]:
     import numpy as np
 
     from ..ranking.dense import normalise
-    from ..slugs import passage_text
+    from ..support.slugs import passage_text
 
     items = sample_items()
     notes = [passage_text(i["label"], i["note"]) for i in items]

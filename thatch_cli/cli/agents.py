@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from ..context import Context
-from ..errors import InvalidInput
 from ..integrations.hosts import HOSTS
+from ..ops.context import Context
+from ..support.errors import InvalidInput
 from .declare import Argument, Json, Option, command
 from .output import Output
 
@@ -31,7 +31,7 @@ def mcp(
     Tools: memory_remember, memory_recall, memory_list, memory_show, memory_forget, store_list, find_duplicates, dedup_mark_checked, memory_hygiene, get_extraction_payload, extraction_done. The store and branch are detected per call from CURSOR_PROJECT_DIR, CLAUDE_PROJECT_DIR or the working directory.
     """
     from ..mcp.server import serve
-    from ..settings import MCP_MIN_CHARS
+    from ..support.settings import MCP_MIN_CHARS
 
     if max_chars is None:
         max_chars = ctx.setting("mcp.max_chars")

@@ -20,8 +20,8 @@ import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from .. import __version__
-from ..context import Context
-from ..errors import UsageError
+from ..ops.context import Context
+from ..support.errors import UsageError
 from . import declare
 from .output import Output
 from .run import run
@@ -113,7 +113,7 @@ class ThatchGroup(_NamedValues, TyperGroup):
 
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
-            from ..suggest import close
+            from ..support.suggest import close
 
             commands = [n for n, c in self.commands.items() if not c.hidden]
             found = [ALIASES[name]] if ctx.parent is None and name in ALIASES else close(name, commands)

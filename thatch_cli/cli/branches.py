@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from ..context import Context
-from ..errors import InvalidInput
+from ..ops.context import Context
+from ..support.errors import InvalidInput
 from .declare import BRIEF, Argument, Json, Option, Store, command
 from .output import Output
 from .render import plural

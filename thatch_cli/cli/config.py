@@ -1,12 +1,12 @@
 """`thatch config get | set | unset | list | path`: settings that last
-(settings.py holds the registry, ops/config.py the checks and the edits)."""
+(support/settings.py holds the registry, ops/config.py the checks and the edits)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from ..context import Context
-from ..settings import SETTINGS
+from ..ops.context import Context
+from ..support.settings import SETTINGS
 from .declare import Argument, Json, command, group
 from .output import Output
 from .render import Column, table
@@ -85,7 +85,7 @@ def config_list(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     if out.json_mode:
         out.json(found.to_json())
         return
-    from ..settings import warnings
+    from ..support.settings import warnings
 
     for line in warnings(ctx.env, once=False):
         out.notice(line)
@@ -105,7 +105,7 @@ def _source(value) -> str:
 @command("path", group=CONFIG, examples=["thatch config path", "$EDITOR \"$(thatch config path)\""], json="path, exists")
 def config_path(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     """Print where the settings file is (it may not exist yet)."""
-    from ..settings import path
+    from ..support.settings import path
 
     file = path(ctx.env)
     if out.json_mode:

@@ -7,8 +7,8 @@ import os
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..context import Context
-from ..errors import InvalidInput, ModelUnavailable, ThatchError
+from ..ops.context import Context
+from ..support.errors import InvalidInput, ModelUnavailable, ThatchError
 from .declare import Json, command, group
 from .output import Output
 
@@ -50,7 +50,7 @@ def daemon_start(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     from ..daemon.protocol import ErrorReply
 
     if not ctx.setting("daemon.enabled"):
-        from ..settings import origin
+        from ..support.settings import origin
 
         raise InvalidInput(f"the daemon is disabled by {origin(ctx.env, 'daemon.enabled')}")
     client = _client(ctx)

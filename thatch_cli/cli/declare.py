@@ -28,7 +28,7 @@ evaluates every annotation with `annotation_names()` in scope.
 
 from __future__ import annotations
 
-from ..fields import brief_keys, full_keys
+from ..memory.fields import brief_keys, full_keys
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class Deferred:
             # when the parameter's name does not say it (rename's OLD is a label).
             info.thatch_complete = self.complete
         if self.choices:
-            # The values are checked by the library (validate.py), with the
+            # The values are checked by the library (support/validate.py), with the
             # same one-line error on every front door; Typer only shows
             # and exports them (help, completion, man page). An option shows
             # them as its value; an argument keeps its name, and its help
@@ -150,7 +150,7 @@ def annotation_names() -> dict[str, Any]:
     the shared parameters."""
     import typing
 
-    from ..context import Context
+    from ..ops.context import Context
     from .output import Output
 
     if not _SHARED:
@@ -166,7 +166,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# The JSON shapes of one memory, which many commands' keys refer to (fields.py).
+# The JSON shapes of one memory, which many commands' keys refer to (memory/fields.py).
 BRIEF = f"a brief: {brief_keys()}"
 FULL = f"a brief plus {full_keys()}"
 

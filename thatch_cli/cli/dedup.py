@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from .. import validate
-from ..context import Context
+from ..ops.context import Context
+from ..support import validate
 from .declare import Argument, Json, Option, Store, command, group
 from .output import Output
 from .render import Column, table

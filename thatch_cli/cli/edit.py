@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from ..context import Context
+from ..ops.context import Context
 from .declare import FULL, Argument, Json, Label, Store, StoreArg, command
 from .output import Output
 

@@ -16,8 +16,8 @@ import tempfile
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..context import Context
-from ..errors import InvalidInput, ThatchError
+from ..ops.context import Context
+from ..support.errors import InvalidInput, ThatchError
 
 
 def _tty(stream) -> bool:

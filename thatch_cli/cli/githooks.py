@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
-from ..context import Context
+from ..ops.context import Context
 from .declare import Json, Option, command, group
 from .output import Output
 

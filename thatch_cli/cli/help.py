@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from ..context import Context
+from ..ops.context import Context
 from .declare import Argument, command
 from .output import Output
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import InvalidInput
+from ..support.errors import InvalidInput
 from .declare import BRIEF, FULL, Argument, Option, command
 from .render import label_text, table, tsv
 
@@ -18,8 +18,8 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import t
 if TYPE_CHECKING:
     from typing import Annotated
 
-    from ..context import Context
-    from ..records import Memory, StoreSummary
+    from ..memory.records import Memory, StoreSummary
+    from ..ops.context import Context
     from .declare import Json, Label, Store, StoreArg
     from .output import Output
 
@@ -71,14 +71,14 @@ def remember(
         if not on_terminal(ctx):
             raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
         with edited(ctx, "", "memory") as text:
-            from ..slugs import split_heading
+            from ..support.slugs import split_heading
 
             heading, body = split_heading(text)
             _saved(out, save(ctx, body if heading else text, heading, **options))
         return
     label, content = (None, label) if content is None else (label, content)
     if content == "-":
-        from ..validate import MAX_CONTENT_BYTES
+        from ..support.validate import MAX_CONTENT_BYTES
 
         content = ctx.read_stdin(MAX_CONTENT_BYTES)
     _saved(out, save(ctx, content, label, **options))
@@ -86,8 +86,8 @@ def remember(
 
 def _confirm_new_store(ctx: Context, name: str, found: list[str]) -> bool:
     """Ask the person at the terminal whether `name`, close to `found`, is meant."""
-    from ..suggest import did_you_mean
-    from ..textsafe import visible
+    from ..support.suggest import did_you_mean
+    from ..support.textsafe import visible
 
     stream = ctx.stderr or sys.stderr
     stream.write(f"thatch: there is no store {visible(repr(name), keep='')}{visible(did_you_mean(found), keep='')}\n"
@@ -160,7 +160,7 @@ def list_(
         return
     if listing.total > len(listing.memories):
         out.notice(f"the {len(listing.memories)} newest of {listing.total} memories (--limit)")
-    from ..textsafe import snippet
+    from ..support.textsafe import snippet
 
     every = listing.store is None
     if out.rich:
@@ -205,7 +205,7 @@ def show(
         out.notice(notice)
     facts = _facts(memory)
     if out.rich:
-        from ..textsafe import visible
+        from ..support.textsafe import visible
         from .render import cut, items, paint
 
         body = "\n".join(line.rstrip() for line in visible(memory.body).strip("\n").splitlines())

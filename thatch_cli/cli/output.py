@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import ThatchError
-from ..textsafe import visible
+from ..support.errors import ThatchError
+from ..support.textsafe import visible
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ class Output:
         exact data, with no character a terminal would act on (textsafe.json_safe)."""
         import json  # only --json pays for it (json imports re)
 
-        from ..textsafe import json_safe
+        from ..support.textsafe import json_safe
 
         if compact:
             return json_safe(json.dumps(payload, ensure_ascii=False, separators=(",", ":"))) + "\n"

@@ -5,7 +5,7 @@ description instead of a second status line fighting it for the row."""
 
 from __future__ import annotations
 
-from ..context import Context
+from ..ops.context import Context
 from .output import Output
 
 # Work is reported in steps of this many memories, so the bar moves every

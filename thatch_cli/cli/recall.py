@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from .. import validate
-from ..context import Context
+from ..ops.context import Context
+from ..support import validate
 from .declare import Argument, Json, Option, command
 from .output import Output
 from .render import Column, label_text, table
@@ -94,8 +94,8 @@ def recall(
 def fit_json(outcome, budget: int | None, show_weak: bool = False) -> dict:
     """The JSON document, holding as many results (best first, then weak
     matches when asked for) as fit in `budget` characters of compact JSON
-    (fitting.py: whole records only)."""
-    from ..fitting import most
+    (support/fitting.py: whole records only)."""
+    from ..support.fitting import most
 
     records = [r.to_json(outcome.mode) for r in outcome.results]
     weak = [r.to_json(outcome.mode) for r in outcome.weak] if show_weak else None
@@ -114,7 +114,7 @@ def fit_json(outcome, budget: int | None, show_weak: bool = False) -> dict:
 def _block(r) -> str:
     """One result on one line, the table's columns tab-separated: score, store, label, branch, snippet."""
     from ..ops.recall import snippet
-    from ..textsafe import one_line
+    from ..support.textsafe import one_line
 
     return "\t".join([f"{r.score:.3f}", *(one_line(f) for f in (r.memory.store, r.memory.label,
                                                                 r.memory.branch or "", _by(r.memory) + snippet(r.memory)))]) + "\n"
@@ -159,10 +159,10 @@ def show(out: Output, outcome, budget: int | None = None, show_weak: bool = Fals
 
 
 def _fit_plain(out: Output, blocks: list[str], weak_blocks: list[str], budget: int) -> tuple[int, int]:
-    """How many result lines, then weak ones, fit in `budget` characters (fitting.py: whole lines only)."""
+    """How many result lines, then weak ones, fit in `budget` characters (support/fitting.py: whole lines only)."""
     from itertools import accumulate
 
-    from ..fitting import most
+    from ..support.fitting import most
 
     ends = [0, *accumulate(len(block) for block in blocks + weak_blocks)]
     fitting_lines = most(len(blocks) + len(weak_blocks), lambda kept: ends[kept] <= budget)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from ..textsafe import visible
+from ..support.textsafe import visible
 from .output import Output
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing

@@ -3,8 +3,8 @@ path and the fast path, and free of Typer itself."""
 
 from __future__ import annotations
 
-from ..context import Context
-from ..errors import EXIT_INTERNAL, ThatchError, database_error, os_error
+from ..ops.context import Context
+from ..support.errors import EXIT_INTERNAL, ThatchError, database_error, os_error
 from . import waiting
 from .output import Output
 
@@ -69,7 +69,7 @@ def with_store(params: dict[str, Any]) -> dict[str, Any]:
     original thatch's habit, declared with StoreArg) is merged in."""
     if "global_store" not in params and "store_arg" not in params:
         return params
-    from ..errors import InvalidInput
+    from ..support.errors import InvalidInput
 
     params = dict(params)
     if params.pop("global_store", False):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from ..context import Context
-from ..textsafe import one_line, shell_word
+from ..ops.context import Context
+from ..support.textsafe import one_line, shell_word
 from .declare import Argument, Json, Option, Store, command
 from .output import Output
 from .render import Column, plural, table, tsv
@@ -99,7 +99,7 @@ def history(
         out.line("No earlier versions kept.")
         return
     if out.rich:
-        from ..textsafe import snippet
+        from ..support.textsafe import snippet
 
         # Timestamps stay whole; what changed, the label and the text give way, cut on words.
         table(out, [Column("version", whole=True, right=True), Column("replaced at", "dim", whole=True),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from ..context import Context
+from ..ops.context import Context
 from .declare import Argument, Json, command
 from .output import Output
 from .recall import AllBranches, Limit, Mode

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Optional
 
-from ..context import Context
 from ..integrations.shell import SETUP, SHELLS
+from ..ops.context import Context
 from .declare import Argument, Json, Option, command, group
 from .output import Output
 

@@ -3,7 +3,7 @@ are in use here (ops/status.py)."""
 
 from __future__ import annotations
 
-from ..context import Context
+from ..ops.context import Context
 from .declare import Json, command
 from .output import Output
 
@@ -23,9 +23,9 @@ def status(ctx: Context, out: Output, *, as_json: Json = False) -> None:
     Reads only: it creates no database, starts no daemon and loads no model."""
     import sys
 
-    from ..errors import ThatchError
     from ..integrations.shell import resolve_executable
     from ..ops.status import status as gather
+    from ..support.errors import ThatchError
 
     try:
         executable: str | None = resolve_executable(sys.argv[0] if sys.argv else "", ctx.env)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from ..context import Context
-from ..errors import EXIT_ATTENTION, InvalidInput, ThatchError
+from ..ops.context import Context
 from ..ops.sync_setup import ACTIONS
+from ..support.errors import EXIT_ATTENTION, InvalidInput, ThatchError
 from .declare import BRIEF, Argument, Json, Label, Option, Store, command
 from .output import Output
 from .render import table, tsv
@@ -117,7 +117,7 @@ def _init(ctx: Context, out: Output, remote: str | None, yes: bool):
 
 
 def out_safe(text: str) -> str:
-    from ..textsafe import visible
+    from ..support.textsafe import visible
 
     return visible(text, keep="")
 
@@ -173,7 +173,7 @@ def _report(out: Output, outcome) -> None:
 
 
 def _quoted(label: str) -> str:
-    from ..textsafe import shell_word
+    from ..support.textsafe import shell_word
 
     return shell_word(label)
 

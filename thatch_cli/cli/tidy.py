@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from .. import validate
-from ..context import Context
-from ..errors import EXIT_ATTENTION, EXIT_OK
+from ..ops.context import Context
 from ..ops.dedup import DEFAULT_PAIR_LIMIT
 from ..ops.hygiene import DEFAULT_STALE_DAYS
-from ..textsafe import shell_word
+from ..support import validate
+from ..support.errors import EXIT_ATTENTION, EXIT_OK
+from ..support.textsafe import shell_word
 from .declare import Json, Option, Store, command
 from .output import Output
 from .render import Column, plural, section, table

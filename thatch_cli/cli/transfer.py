@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from ..context import Context
-from ..errors import EXIT_ATTENTION, InvalidInput
+from ..ops.context import Context
+from ..support.errors import EXIT_ATTENTION, InvalidInput
 from .declare import Argument, Json, Option, command
 from .output import Output
 

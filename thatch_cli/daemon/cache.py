@@ -40,8 +40,8 @@ class StoreCache:
         file was replaced (its cached entries go with it). Only an existing
         thatch database of this schema is opened: the daemon never creates
         or migrates a file a client names."""
-        from ..errors import ThatchError
         from ..storage.memories import MemoryDB
+        from ..support.errors import ThatchError
 
         real = os.path.realpath(path)
         try:
@@ -67,7 +67,7 @@ class StoreCache:
             return real, db, lock
 
     def entry(self, path: str, store: str, space: str, dim: int) -> Entry:
-        from ..embeddings import model_space
+        from ..model.embeddings import model_space
         from ..ranking.dense import load_store_vectors
         from ..storage.vectors import inventory
 

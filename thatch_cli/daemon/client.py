@@ -20,7 +20,7 @@ import os
 import time
 from typing import Any, Callable, Mapping
 
-from .. import settings
+from ..support import settings
 from . import protocol, runtime
 
 CONNECT_TIMEOUT = 5.0
@@ -219,7 +219,7 @@ class Client:
         return sock
 
     def _spawn_lock(self, rundir: str) -> int:
-        from ..files import acquire_lock
+        from ..support.files import acquire_lock
 
         try:
             return acquire_lock(os.path.join(rundir, runtime.SPAWN_LOCK), SPAWN_LOCK_WAIT)

@@ -90,7 +90,7 @@ def embed(server: Server, request: dict, payload: bytes) -> Reply:
 
 
 def search(server: Server, request: dict, payload: bytes) -> Reply:
-    from ..embeddings import model_space
+    from ..model.embeddings import model_space
     from ..ranking.dense import semantic, to_blob
 
     stores = request["stores"]

@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Mapping
 
-from .. import torch_threads
+from ..model import torch_threads
 from . import runtime
 from .log import log
 from .protocol import MODEL_UNAVAILABLE, ErrorReply
@@ -41,8 +41,8 @@ class Model:
         started = time.monotonic()
         try:
             from ..calibration import of as calibration_of
-            from ..embeddings import embedder_from_env
-            from ..errors import ThatchError
+            from ..model.embeddings import embedder_from_env
+            from ..support.errors import ThatchError
 
             try:
                 from .memory import page_out_libraries
@@ -84,7 +84,7 @@ class Model:
             if self.error:
                 from pathlib import Path
 
-                from ..files import replace_atomically
+                from ..support.files import replace_atomically
 
                 replace_atomically(Path(path), f"{self.name}\n{self.error}\n", 0o600, durable=False)
             elif os.path.exists(path):
@@ -99,14 +99,14 @@ class Model:
         return self.embedder
 
     def _run(self, fn, *args, threads: int | None = None):
-        from ..errors import ThatchError
+        from ..support.errors import ThatchError
 
         try:
             return self._worker.submit(torch_threads.run, threads, fn, *args).result()
         except ThatchError as exc:
             raise ErrorReply(MODEL_UNAVAILABLE, exc.message) from None
 
-    # A query on one torch thread, a batch on all of them (torch_threads.py).
+    # A query on one torch thread, a batch on all of them (model/torch_threads.py).
 
     def embed_query(self, text: str):
         return self._run(self.get().embed_query, text, threads=1)

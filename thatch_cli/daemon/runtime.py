@@ -34,7 +34,8 @@ import os
 import stat
 import sys
 
-from .. import __version__, settings
+from .. import __version__
+from ..support import settings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def ensure_dir(env: Mapping[str, str]) -> str:
         except FileExistsError:
             pass
         except FileNotFoundError:
-            from ..files import make_dirs
+            from ..support.files import make_dirs
 
             make_dirs(os.path.dirname(directory), 0o700)
             try:
@@ -182,7 +183,7 @@ def expected_model(env: Mapping[str, str], *, compute: bool = True) -> str | Non
     reader here, a broken settings file means the default. With
     `compute=False` (the shell hook), None for a local folder whose
     fingerprint is not cached yet."""
-    from ..embeddings import model_identity
+    from ..model.embeddings import model_identity
 
     return model_identity(settings.value(env, "model", strict=False), env, compute=compute)
 
@@ -205,7 +206,7 @@ def identity(env: Mapping[str, str]) -> dict[str, str]:
 
 def open_lock(path: str) -> int:
     """The lock file at `path` (0600), never opened through a symlink."""
-    from ..files import open_private
+    from ..support.files import open_private
 
     return open_private(path)
 
@@ -238,7 +239,7 @@ def lock_held(rundir: str) -> bool:
 def write_pidfile(rundir: str, model: str) -> None:
     from pathlib import Path
 
-    from ..files import replace_atomically
+    from ..support.files import replace_atomically
 
     replace_atomically(Path(rundir) / PIDFILE, f"{os.getpid()}\n{__version__}\n{model}\n", 0o600, durable=False)
 

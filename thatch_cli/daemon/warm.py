@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import time
 
-from .. import __version__, settings
+from .. import __version__
+from ..support import settings
 from . import runtime
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)

@@ -2,7 +2,7 @@
 
 Every command (nested groups included) and every visible option comes from
 cli_model, so the page cannot drift from the CLI; environment, files and
-exit status are described here and checked against errors.py by the tests.
+exit status are described here and checked against support/errors.py by the tests.
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .. import __version__, errors, fields, settings
+from .. import __version__
+from ..memory import fields
+from ..support import errors, settings
 from . import cli_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +53,7 @@ ENVIRONMENT = [
     ("THATCH_QUIET", "When set to 1, the shell hook (thatch init) stays silent."),
     ("THATCH_HOOKS", "When set to 0, the git hooks installed by thatch hooks install skip thatch's part "
                      "(a hook they chain to still runs)."),
-    # Every setting's variable, from the registry (settings.py); each overrides the settings file.
+    # Every setting's variable, from the registry (support/settings.py); each overrides the settings file.
     *((s.env, f"{s.doc} Overrides the setting {s.key} (default {s.show(s.default)}).")
       for s in settings.SETTINGS.values()),
     ("NO_COLOR", "When set (to anything), output has no colour; tables stay on a terminal. Output to a "

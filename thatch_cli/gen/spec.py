@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..files import SPEC_PATH
 from . import cli_model
+
+SPEC_PATH = Path(__file__).resolve().parents[1] / "cli" / "spec.py"
 
 HEADER = '''"""The command line as data, exported from the Typer app (cli/app.py):
 the fast path parses argv against it and completion scripts are rendered

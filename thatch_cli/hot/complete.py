@@ -4,7 +4,7 @@
     labels    labels of the store (with --store) or of the detected store and global
     branches  branches with memories in the store, plus the repository's local branches
 
-The kinds are the fields fields.py marks `complete`: each offers the values
+The kinds are the fields memory/fields.py marks `complete`: each offers the values
 of its column in the stores in scope (every store's name, for stores).
 
 Called by the generated completion scripts on every Tab press, so it must
@@ -19,8 +19,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..fields import COMPLETED
-from ..validate import control_characters
+from ..memory.fields import COMPLETED
+from ..support.validate import control_characters
 
 KINDS = tuple(COMPLETED)
 
@@ -42,9 +42,9 @@ def _parse(argv: list[str]) -> tuple[str, str | None] | None:
 
 
 def values(kind: str, store: str | None, env, cwd: Path) -> list[str]:
-    from .. import paths
     from ..location import scope
     from ..storage import fastread
+    from ..support import paths
 
     # Read-only and never created, upgraded or waited on for long: a Tab press must not freeze.
     conn = fastread.open_readonly(paths.db_path(env), timeout=0.2)

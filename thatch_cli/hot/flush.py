@@ -11,7 +11,7 @@ prints, first that applies:
 2. a recall nudge: up to five memories of the project store and global that
    relate to a prompt of 10+ characters (ops/nudge.py: a peek, which
    stamps nothing; cut-off on the dense cosine), with the tool to read them,
-   as a block of stored notes (agent_text.py), at most MAX_CHARS characters;
+   as a block of stored notes (support/agent_text.py), at most MAX_CHARS characters;
 3. a one-line reminder to save new knowledge.
 
 The model is used only through a warm daemon; a cold one is started in the
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import sys
 
-from .. import agent_text, fitting, paths
 from ..location.scope import project_dir
+from ..support import agent_text, fitting, paths
 from .agentio import PROMPT_KEYS, host_option, read_payload, respond, session_id, shaper, text_field
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
@@ -57,7 +57,7 @@ def extraction_nudge(count: int, missed: int, session: str) -> str:
 
 def recall_nudge(matches, max_chars: int = MAX_CHARS) -> str:
     """The matches as a block of stored notes: label, origin, the start of
-    the content; within `max_chars`, dropping the weakest first (fitting.py)."""
+    the content; within `max_chars`, dropping the weakest first (support/fitting.py)."""
     from ..ops.recall import snippet
 
     def item(memory) -> str:
@@ -80,9 +80,9 @@ def related(env: Mapping[str, str], cwd: Path, prompt: str) -> list:
     db_path = paths.db_path(env)
     if not db_path.is_file():
         return []
-    from ..context import Context
     from ..daemon.runtime import disabled
     from ..ops import nudge
+    from ..ops.context import Context
     from ..storage.memories import MemoryDB
 
     semantic = not disabled(env)

@@ -29,10 +29,10 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from .. import paths
 from ..location import gitfs, scope
 from ..storage import fastread
-from ..textsafe import one_line, shell_word
+from ..support import paths
+from ..support.textsafe import one_line, shell_word
 from .prompt import switch_line
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
@@ -134,7 +134,7 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
     gone = [b for b in dict.fromkeys(branches) if _finished_gone(loc, b)]
     if not gone:
         return
-    from ..clock import format_ts, system_clock
+    from ..support.clock import format_ts, system_clock
 
     # An existing database only, never created or upgraded here, and a short
     # lock timeout: git must not wait behind another writer.
@@ -219,7 +219,7 @@ def _first_telling(env: Mapping[str, str], store: str, branch: str, git_pid: int
     except (OSError, ValueError):
         pass
     try:
-        from ..files import make_dirs, replace_atomically
+        from ..support.files import make_dirs, replace_atomically
 
         make_dirs(marker.parent, 0o700)
         replace_atomically(marker, f"{git_pid or 0} {time.time()}", 0o600, durable=False)

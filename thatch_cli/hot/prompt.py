@@ -30,10 +30,10 @@ import os
 import sys
 from pathlib import Path
 
-from .. import paths
 from ..location import scope
 from ..storage import fastread
-from ..textsafe import one_line
+from ..support import paths
+from ..support.textsafe import one_line
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:

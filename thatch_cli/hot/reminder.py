@@ -7,9 +7,9 @@ how many memories they hold, the pinned memories of the store and of global
 (label and text, newest first), the labels of this branch's memories and of
 the most used ones, teammates' memories not reviewed yet (labels only), all
 stored text, so the block says they are notes, not instructions
-(agent_text.py), hygiene counts with where to look, and when to call the
+(support/agent_text.py), hygiene counts with where to look, and when to call the
 memory tools. At most --max-chars characters (default 2,000; label lists
-shrink first, then pinned memories, fitting.py). `--host` shapes the output
+shrink first, then pinned memories, support/fitting.py). `--host` shapes the output
 as that host reads it (agentio.shaper; `--json` is Cursor's, as in the
 original thatch). No model, no writes; on any error or past the deadline it
 prints the static reminder instead.
@@ -20,11 +20,11 @@ from __future__ import annotations
 import sys
 import time
 
-from .. import agent_text, fitting, paths
 from ..location import scope
 from ..location.scope import project_dir
 from ..storage import fastread
-from ..textsafe import one_line
+from ..support import agent_text, fitting, paths
+from ..support.textsafe import one_line
 from .agentio import host_option, read_payload, respond, shaper
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
@@ -97,7 +97,7 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
 
 
 def _pinned_line(label: str, content: str, store: str) -> str:
-    from ..slugs import body_of
+    from ..support.slugs import body_of
 
     text = fitting.prefix(" ".join(body_of(label, content).split()), PINNED_CHARS)
     where = " (global)" if store == scope.GLOBAL else ""
@@ -126,7 +126,7 @@ def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> st
 
 def _fit(first: list[str], max_chars: int, lists: list | None = None, last: list[str] | None = None,
          pinned: list[str] | None = None) -> str:
-    """The lines within `max_chars` (fitting.py). Pinned memories come right
+    """The lines within `max_chars` (support/fitting.py). Pinned memories come right
     after the first lines and go (the oldest first, then named by a count)
     only when they alone would not fit; then the label lists shrink, the
     last listed first; then the text is cut from the end."""

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from ..errors import ThatchError
-from ..files import make_dirs, replace_atomically
+from ..support.errors import ThatchError
+from ..support.files import make_dirs, replace_atomically
 from .shell import check_shell
 
 
@@ -30,12 +30,12 @@ class Installed:
 
 def script(shell: str) -> str:
     """The completion script for `shell`, from the installed CLI spec."""
-    from ..files import load_spec
+    from ..cli.fastpath import load_spec
     from .completion_scripts import RENDERERS, tree
 
     try:
         definitions = load_spec()
-    except (OSError, ValueError) as exc:
+    except ImportError as exc:
         raise ThatchError(f"CLI definitions missing from the installation: {exc}") from exc
     return RENDERERS[check_shell(shell)](tree(definitions))
 

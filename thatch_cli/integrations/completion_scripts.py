@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 
-from ..fields import COMPLETED
-from ..files import template
+from ..memory.fields import COMPLETED
+from ..support.files import template
 from .completion_tree import HELP_OPTION, VERSION_OPTION, Argument, Node, Option, summary, tree
 from .shell import SHELLS
 
-DYNAMIC = tuple(COMPLETED)  # kinds `thatch _complete` answers: labels, stores, branches (fields.py)
+DYNAMIC = tuple(COMPLETED)  # kinds `thatch _complete` answers: labels, stores, branches (memory/fields.py)
 HEADER = "Generated from the CLI definitions by `python -m thatch_cli.gen completions`; do not edit."
 
 

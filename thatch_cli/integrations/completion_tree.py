@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..fields import COMPLETED
+from ..memory.fields import COMPLETED
 
 
 @dataclass
@@ -63,7 +63,7 @@ def value_kind(param: dict) -> str:
     if param.get("complete"):
         return param["complete"]
     name = param["name"].lower().strip("_")
-    for kind, completed in COMPLETED.items():  # a field `thatch _complete` offers (fields.py)
+    for kind, completed in COMPLETED.items():  # a field `thatch _complete` offers (memory/fields.py)
         if name.startswith(completed.name) or name.endswith(completed.name):
             return kind
     metavar = (param.get("metavar") or "").strip("[]").upper()
@@ -82,7 +82,7 @@ _CHOICE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 
 
 def _setting_keys() -> tuple[str, ...]:
-    from ..settings import SETTINGS
+    from ..support.settings import SETTINGS
 
     return tuple(SETTINGS)
 

@@ -18,8 +18,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import Conflict, NotFound
-from ..files import make_dirs, replace_atomically, template
+from ..support.errors import Conflict, NotFound
+from ..support.files import make_dirs, replace_atomically, template
 from .shell import sh_quote
 
 HOOK_NAMES = ("post-checkout", "reference-transaction")

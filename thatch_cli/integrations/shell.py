@@ -13,8 +13,8 @@ import os
 import shutil
 from typing import Mapping
 
-from ..errors import InvalidInput, ThatchError
-from ..files import template
+from ..support.errors import InvalidInput, ThatchError
+from ..support.files import template
 
 SHELLS = ("bash", "zsh", "fish")
 

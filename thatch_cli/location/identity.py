@@ -192,7 +192,7 @@ class IdentityCache:
         while len(entries) > self.MAX_ENTRIES:
             del entries[next(iter(entries))]
         lines = [self.HEADER] + [f"{k}\t{s[0]}\t{s[1]}\t{s[2]}\t{v}" for k, (s, v) in entries.items()]
-        from ..files import write_cache  # a miss pays for the atomic write
+        from ..support.files import write_cache  # a miss pays for the atomic write
 
         write_cache(self.path, "\n".join(lines) + "\n")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from .. import paths
+from ..support import paths
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:

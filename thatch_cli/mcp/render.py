@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import agent_text
-from ..agent_text import body, line
-from ..fields import FLAGS
+from ..memory.fields import FLAGS
+from ..support import agent_text
+from ..support.agent_text import body, line
 
 RECONCILE = ("Read them with memory_show and reconcile: merge into one memory (memory_remember with overwrite:"
              " true, then memory_forget the other), or record that they are distinct with dedup_mark_checked.")
@@ -30,7 +30,7 @@ def _about(data: dict[str, Any]) -> list[str]:
 
 
 def _flags(memory: dict[str, Any]) -> list[str]:
-    """The flags (fields.py) set on a memory's JSON: archived, pinned, private
+    """The flags (memory/fields.py) set on a memory's JSON: archived, pinned, private
     (a teammate's unreviewed memory says so in its author note)."""
     return [f.json for f in FLAGS if memory.get(f.json) and f.name != "unreviewed"]
 

@@ -45,12 +45,12 @@ def fits(reply: Reply, data: dict[str, Any], limit: int) -> bool:
 
 def cap(reply: Reply, limit: int) -> Reply:
     """`reply` unchanged when it fits in `limit` characters (text and JSON
-    each); otherwise a copy holding what fits (fitting.py's rule: whole
+    each); otherwise a copy holding what fits (support/fitting.py's rule: whole
     items from the end of its lists first, the first item of each staying,
     then its longest text cut), with `capped` filled in."""
     if fits(reply, reply.data, limit):
         return reply
-    from .. import fitting
+    from ..support import fitting
 
     keys = [key for key in reply.list_keys if isinstance(reply.data.get(key), list) and reply.data[key]]
     counts = [len(reply.data[key]) for key in keys]
@@ -107,7 +107,7 @@ def _replace(value: Any, path: tuple, new: str) -> Any:
 
 def _cut_longest_text(reply: Reply, data: dict, omitted: dict, limit: int) -> tuple[dict, dict | None]:
     """`data` with its longest string cut as little as needed to fit."""
-    from .. import fitting
+    from ..support import fitting
 
     found = [(path, text) for path, text in _strings({k: v for k, v in data.items() if k != "capped"})]
     if not found:

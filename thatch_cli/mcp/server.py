@@ -23,9 +23,9 @@ from functools import partial
 from typing import Any, Mapping
 
 from .. import __version__
-from ..context import Context
-from ..errors import InvalidInput, ThatchError, database_error
 from ..location.scope import project_dir
+from ..ops.context import Context
+from ..support.errors import InvalidInput, ThatchError, database_error
 from .render import render_error
 from .results import Reply, cap
 from .tool import Session, Tool
@@ -193,7 +193,7 @@ def _article(kind: str) -> str:
 
 
 def _unknown(tool: Tool, name: str) -> str:
-    from ..suggest import close
+    from ..support.suggest import close
 
     accepted = list(tool.properties)
     found = close(name, accepted, limit=1) if len(name) <= 200 else []

@@ -1,5 +1,5 @@
 """What an MCP tool is: its name, description, JSON schema, the ops/ call
-it makes and the checks its arguments get (validate.py's, the CLI's own),
+it makes and the checks its arguments get (support/validate.py's, the CLI's own),
 plus what one server remembers between calls (Session)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import validate
-from ..context import Context
+from ..ops.context import Context
+from ..support import validate
 from .results import Reply
 
 

@@ -3,14 +3,14 @@ thin call into ops/ (the same operations and input checks as the CLI),
 returning the CLI's --json document and a text rendering of it.
 
 Each tool declares its JSON schema here; the server refuses arguments that
-break it before anything runs, with the message validate.py gives for the
+break it before anything runs, with the message support/validate.py gives for the
 same value on the command line (`checks`).
 """
 
 from __future__ import annotations
 
-from .. import validate
-from ..context import Context
+from ..ops.context import Context
+from ..support import validate
 from . import views
 from .render import (
     render_done,
@@ -139,8 +139,8 @@ def _mark(ctx: Context, args: dict, state: Session) -> Reply:
 
 
 def _hygiene(ctx: Context, args: dict, state: Session) -> Reply:
-    from ..errors import EXIT_ATTENTION, EXIT_OK
     from ..ops.hygiene import DEFAULT_STALE_DAYS, report
+    from ..support.errors import EXIT_ATTENTION, EXIT_OK
 
     found = report(ctx, args.get("store"), stale_days=args.get("stale_days", DEFAULT_STALE_DAYS))
     data = found.to_json(EXIT_OK if found.clean else EXIT_ATTENTION)

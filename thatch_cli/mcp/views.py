@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import agent_text
-from ..fields import FLAGS
+from ..memory.fields import FLAGS
+from ..support import agent_text
 
 # The CLI's bookkeeping, left out wherever it appears.
 INTERNAL = frozenset({"slug", "recall_count", "last_recalled_at", "model", "has_vector", "created_at", "match",

@@ -1,6 +1,6 @@
 """The operations every front door calls: the command line, the hot paths,
 the MCP server and library users. Each takes a Context, checks its inputs
-through validate.py, and returns a plain outcome with a `to_json()` shape.
+through support/validate.py, and returns a plain outcome with a `to_json()` shape.
 
     scope      which store(s) an operation works on, and finding a memory by label
     remember   save a memory (embed, warn about near-duplicates, write)
@@ -24,4 +24,5 @@ through validate.py, and returns a plain outcome with a `to_json()` shape.
     sync_setup opting in and out, status, review, private and shared memories
     sync_purge taking one memory off the remote for good
     sync_repo  which repository and store a sync works on, and its lock
+    context    Context: environment, directory, clock, streams, database, embedder, engine
 """

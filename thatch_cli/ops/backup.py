@@ -8,10 +8,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ..context import Context
-from ..errors import Conflict, DatabaseError, InvalidInput, NotFound
 from ..storage import backup as copies
 from ..storage import opening, schema
+from ..support.errors import Conflict, DatabaseError, InvalidInput, NotFound
+from .context import Context
 
 
 def _stamp(ctx: Context) -> str:

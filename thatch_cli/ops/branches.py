@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import validate
-from ..context import Context
-from ..errors import InvalidInput, NotFound
-from ..records import Memory
+from ..memory.records import Memory
 from ..storage import maintenance
+from ..support import validate
+from ..support.errors import InvalidInput, NotFound
+from .context import Context
 from .scope import target
 
 

@@ -1,6 +1,6 @@
 """Reading and changing settings (`thatch config get|set|unset|list`).
 
-The registry and how a value is resolved live in settings.py; this module
+The registry and how a value is resolved live in support/settings.py; this module
 checks keys and values and edits the file. Edits go through tomlkit, so
 the file's comments, order and formatting survive, and are written with
 files.replace_atomically. Setting a value it already has writes nothing;
@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import settings
-from ..context import Context
-from ..errors import InvalidInput
-from ..settings import SETTINGS, Setting, SettingsError
+from ..support import settings
+from ..support.errors import InvalidInput
+from ..support.settings import SETTINGS, Setting, SettingsError
+from .context import Context
 
 
 def setting(key: str) -> Setting:
@@ -24,7 +24,7 @@ def setting(key: str) -> Setting:
     found = SETTINGS.get((key or "").strip().lower())
     if found is not None:
         return found
-    from ..suggest import close
+    from ..support.suggest import close
 
     found = close((key or "").strip(), SETTINGS, limit=2)
     hint = f"did you mean {' or '.join(found)}? " if found else ""
@@ -138,7 +138,7 @@ def _edit(ctx: Context, entry: Setting, change, *, trim: bool = False) -> Change
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
-    from ..files import private_dir, replace_atomically
+    from ..support.files import private_dir, replace_atomically
 
     file = settings.path(ctx.env)
     before = _state(ctx, entry)

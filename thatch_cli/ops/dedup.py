@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .. import validate
-from ..context import Context
-from ..errors import InvalidInput, NotFound
-from ..records import Memory
-from ..settings import DUPLICATE_THRESHOLD
+from ..memory.records import Memory
 from ..storage import maintenance
 from ..storage.memories import MemoryDB
 from ..storage.vectors import vector_rows
+from ..support import validate
+from ..support.errors import InvalidInput, NotFound
+from ..support.settings import DUPLICATE_THRESHOLD
+from .context import Context
 from .scope import lookup, target
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_TH
     """
     import numpy as np
 
-    from ..embeddings import model_space, space_label
+    from ..model.embeddings import model_space, space_label
     from ..ranking.dense import finite_rows, normalise
     from ..ranking.pairscan import scan
 
@@ -229,8 +229,8 @@ def compared_space(ctx: Context) -> tuple[str, str, Calibration]:
     measured now (through the engine, which loads it), and one that cannot
     load leaves raw cosines (calibration.measured False)."""
     from .. import calibration
-    from ..embeddings import model_space
-    from ..errors import ModelUnavailable
+    from ..model.embeddings import model_space
+    from ..support.errors import ModelUnavailable
 
     model = ctx.embedder().name  # the identity only: the model itself loads on first use
     found = calibration.lookup(ctx.env, model)

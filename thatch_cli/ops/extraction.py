@@ -58,7 +58,7 @@ _TITLE_KEYS = ("command", "file_path", "path", "pattern", "query", "url", "descr
 
 
 def directory(env: Mapping[str, str]) -> Path:
-    from ..paths import state_dir
+    from ..support.paths import state_dir
 
     return state_dir(env) / "queue"
 
@@ -139,7 +139,7 @@ class Queue:
     # -- reading and writing -------------------------------------------------------------
 
     def read(self) -> dict:
-        from ..files import read_json_object
+        from ..support.files import read_json_object
 
         state = read_json_object(self.path)
         if not isinstance(state.get("entries"), list):
@@ -147,7 +147,7 @@ class Queue:
         return state
 
     def _write(self, state: dict) -> None:
-        from ..files import replace_atomically
+        from ..support.files import replace_atomically
 
         # An empty queue keeps its file: its sequence numbers must never start
         # over while a server still remembers the last one it handed out.
@@ -156,7 +156,7 @@ class Queue:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         """The session's lock held (TimeoutError after LOCK_WAIT)."""
-        from ..files import acquire_lock, private_dir
+        from ..support.files import acquire_lock, private_dir
 
         private_dir(self.dir)
         fd = acquire_lock(self.lock_path, LOCK_WAIT)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import fields, validate
-from ..context import Context
-from ..errors import NotFound
-from ..records import Memory
-from ..slugs import slugify
+from ..memory import fields
+from ..memory.records import Memory
 from ..storage import history as table
+from ..support import validate
+from ..support.errors import NotFound
+from ..support.slugs import slugify
+from .context import Context
 from .scope import default_scope
 
 
@@ -36,7 +37,7 @@ def _memory(row: dict[str, Any]) -> Memory:
 
 def changes(before: Memory, after: Memory | None) -> list[str]:
     """What happened between two states of a memory (None after: forgotten):
-    the versioned fields (fields.py) that differ, a flag by what it became
+    the versioned fields (memory/fields.py) that differ, a flag by what it became
     ("archived", "unarchived"). The slug follows the label, so only the
     label is named."""
     if after is None:

@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from .. import validate
-from ..clock import parse_ts
-from ..context import Context
 from ..location import scope as location
-from ..records import Memory
+from ..memory.records import Memory
 from ..storage import maintenance
 from ..storage.memories import MemoryDB
+from ..support import validate
+from ..support.clock import parse_ts
+from .context import Context
 from .dedup import DuplicateScan, compared_space, near_duplicates, remember_count
 from .scope import target
 

@@ -4,7 +4,7 @@ drives the import).
 An export holds three kinds of line: a memory (every column of `entries`),
 a dedup verdict (`"_record": "verdict"`) and a kept earlier version of a
 memory (`"_record": "version"`). Every value an import writes passes the
-checks `remember` applies (validate.py, named by the field in fields.py) or
+checks `remember` applies (support/validate.py, named by the field in memory/fields.py) or
 the check of its field's kind, so one crafted line cannot put into the
 store what no command could:
 a malformed line raises Invalid with the reason, and the import reports it
@@ -19,10 +19,11 @@ import json
 import math
 from typing import Any, Callable
 
-from .. import fields, validate
-from ..clock import parse_ts
-from ..errors import InvalidInput
-from ..slugs import body_of, slugify
+from ..memory import fields
+from ..support import validate
+from ..support.clock import parse_ts
+from ..support.errors import InvalidInput
+from ..support.slugs import body_of, slugify
 
 RECORD_KEY = "_record"
 MAX_LINE_CHARS = 500  # a one-line field's value (a model's name)
@@ -114,7 +115,7 @@ def _has_surrogate(text: str) -> bool:
 
 
 def _checked(check: Callable[..., Any], *args: Any) -> Any:
-    """A validate.py check, its InvalidInput turned into Invalid."""
+    """A support/validate.py check, its InvalidInput turned into Invalid."""
     try:
         return check(*args)
     except InvalidInput as exc:
@@ -224,8 +225,8 @@ def load(text: str) -> dict[str, Any]:
 
 
 def _value(record: dict, field: fields.Field) -> Any:
-    """A field's value from a line, checked by its kind (fields.py), then by
-    its validate.py check when it has one and a value is given."""
+    """A field's value from a line, checked by its kind (memory/fields.py), then by
+    its support/validate.py check when it has one and a value is given."""
     name, kind = field.name, field.kind
     if kind == "flag":
         value: Any = _flag(record, name)

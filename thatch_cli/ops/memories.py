@@ -7,14 +7,14 @@ engine, imported when it runs)."""
 
 from __future__ import annotations
 
-from .. import validate
-from ..errors import InvalidInput, ModelUnavailable
+from ..support import validate
+from ..support.errors import InvalidInput, ModelUnavailable
 from .scope import GLOBAL, branch_choice, existing, lookup, target
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
-    from ..context import Context
-    from ..records import Memory, StoreSummary
+    from ..memory.records import Memory, StoreSummary
+    from .context import Context
 
 
 class Listing:
@@ -82,7 +82,7 @@ class FlagChange:
 
 
 def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None = None) -> FlagChange:
-    """Set or clear a flag (fields.py) of one memory of --store or the
+    """Set or clear a flag (memory/fields.py) of one memory of --store or the
     detected store: archive it (kept as record, left out of recall) or
     restore it, pin it (listed first, always in the agents' session-start
     reminder) or unpin it. Doing it twice changes nothing."""
@@ -121,7 +121,7 @@ def edit(ctx: Context, memory: Memory, text: str) -> Rewritten:
     """Save `text` as `memory`'s new content, in place. A first-line heading
     is its label (changing the heading renames it); without one the label
     stays and the whole text is the body."""
-    from ..slugs import split_heading
+    from ..support.slugs import split_heading
 
     heading, body = split_heading(text)
     label = validate.label(heading) if heading is not None else memory.label
@@ -135,8 +135,8 @@ def edit(ctx: Context, memory: Memory, text: str) -> Rewritten:
 def _rewrite(ctx: Context, status: str, memory: Memory, label: str, body: str, *, keep_verdicts: bool) -> Rewritten:
     """The stored text changes (its heading is the label), so it is embedded
     again, or left without a vector, with a notice, when no model loads."""
-    from ..slugs import passage_text, slugify
     from ..storage import maintenance
+    from ..support.slugs import passage_text, slugify
 
     db, slug = ctx.db(), slugify(label)
     if slug != memory.slug:

@@ -18,9 +18,9 @@ recall's own relevance floor is not applied here: these cut-offs decide.
 
 from __future__ import annotations
 
-from ..context import Context
-from ..records import Memory
-from ..settings import NUDGE_THRESHOLD as DEFAULT_THRESHOLD
+from ..memory.records import Memory
+from ..support.settings import NUDGE_THRESHOLD as DEFAULT_THRESHOLD
+from .context import Context
 from .recall import peek
 
 LEXICAL_THRESHOLD = 0.5
@@ -42,7 +42,7 @@ class Match:
 def threshold(env) -> float:
     """The nudge.threshold setting (THATCH_RECALL_THRESHOLD); the default
     when it is not a number in (0, 1]: a hook never fails on a setting."""
-    from ..settings import value
+    from ..support.settings import value
 
     return value(env, "nudge.threshold", strict=False)
 

@@ -22,7 +22,7 @@ MAX_STORES = 200
 
 
 def _path(env: Mapping[str, str]) -> Path:
-    from ..paths import cache_dir
+    from ..support.paths import cache_dir
 
     return cache_dir(env) / FILE
 
@@ -32,7 +32,7 @@ def _key(db_path: Path, store: str) -> str:
 
 
 def record(env: Mapping[str, str], db_path: Path, store: str, version: int, pairs: int, checked_at: str) -> None:
-    from ..files import read_json_object, write_json_cache
+    from ..support.files import read_json_object, write_json_cache
 
     path = _path(env)
     data = read_json_object(path)
@@ -45,7 +45,7 @@ def record(env: Mapping[str, str], db_path: Path, store: str, version: int, pair
 
 def lookup(env: Mapping[str, str], db_path: Path, store: str) -> dict | None:
     """{"pairs", "version", "checked_at"} of the store's last count, or None."""
-    from ..files import read_json_object
+    from ..support.files import read_json_object
 
     found = read_json_object(_path(env)).get(_key(db_path, store))
     return found if isinstance(found, dict) and isinstance(found.get("pairs"), int) else None

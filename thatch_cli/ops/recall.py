@@ -22,12 +22,12 @@ socket round trip and rendering.
 
 from __future__ import annotations
 
-from .. import validate
-from ..context import Context
-from ..errors import ModelUnavailable
+from ..memory.records import Memory
 from ..ranking import lexical
 from ..ranking.fusion import CANDIDATES, Ranked, alone, fuse
-from ..records import Memory
+from ..support import validate
+from ..support.errors import ModelUnavailable
+from .context import Context
 from .scope import search_scope
 
 MODES = validate.MODES
@@ -36,7 +36,7 @@ SNIPPET_CHARS = 100
 
 def snippet(memory: Memory, width: int = SNIPPET_CHARS) -> str:
     """The body on one line, cut to `width` characters (textsafe.snippet)."""
-    from ..textsafe import snippet as cut
+    from ..support.textsafe import snippet as cut
 
     return cut(memory.body, width)
 
@@ -226,7 +226,7 @@ def recall(ctx: Context, query: str, **options) -> RecallOutcome:
     a read-only file or mount) they are skipped and a notice says so."""
     import sqlite3
 
-    from ..errors import DatabaseError, database_error
+    from ..support.errors import DatabaseError, database_error
 
     outcome = peek(ctx, query, **options)
     db = ctx.db()

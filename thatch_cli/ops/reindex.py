@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..context import Context
 from ..storage import vectors
+from .context import Context
 from .scope import existing
 
 BATCH = 256
@@ -37,7 +37,7 @@ def reindex(
     """Embed every row that the current model cannot rank, `batch` at a time
     (`progress` hears after each). Raises ModelUnavailable (changing
     nothing) when the model does not load."""
-    from ..embeddings import model_space
+    from ..model.embeddings import model_space
 
     ctx.degrade_under_load = False  # embedding is the whole point: in-process if the daemon cannot keep up
     engine = ctx.engine()

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .. import validate
-from ..context import Context
-from ..errors import InvalidInput, ModelUnavailable, NotFound
-from ..records import Memory
-from ..slugs import derive_label, passage_text, slugify
+from ..memory.records import Memory
+from ..support import validate
+from ..support.errors import InvalidInput, ModelUnavailable, NotFound
+from ..support.slugs import derive_label, passage_text, slugify
+from .context import Context
 from .scope import GLOBAL, branch_choice, target
 
 MAX_DUPLICATE_WARNINGS = 3
@@ -76,7 +76,7 @@ def _check_new_store(ctx: Context, name: str, near_store: Callable[[str, list[st
     db = ctx.db()
     if name == GLOBAL or db.store_exists(name):
         return
-    from ..suggest import did_you_mean, typo_of
+    from ..support.suggest import did_you_mean, typo_of
 
     found = typo_of(name, db.store_names())
     if found and not near_store(name, found):

@@ -7,15 +7,15 @@ may be empty: a repository without memories yet is not a mistake."""
 
 from __future__ import annotations
 
-from .. import validate
-from ..errors import InvalidInput, NotFound
 from ..location.scope import GLOBAL, default_scope
-from ..slugs import slugify
+from ..support import validate
+from ..support.errors import InvalidInput, NotFound
+from ..support.slugs import slugify
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
-    from ..context import Context
-    from ..records import Memory
+    from ..memory.records import Memory
+    from .context import Context
 
 
 def existing(ctx: Context, store: str) -> str:
@@ -24,7 +24,7 @@ def existing(ctx: Context, store: str) -> str:
     db = ctx.db()
     if name == GLOBAL or db.store_exists(name):
         return name
-    from ..suggest import close, did_you_mean
+    from ..support.suggest import close, did_you_mean
 
     found = close(name, db.store_names())
     raise NotFound(f"no store named {name!r}{did_you_mean(found)} ('thatch stores' lists them)",
@@ -96,7 +96,7 @@ def lookup(ctx: Context, label: str, store: str | None, *, fallback: bool = True
 
 
 def not_found(ctx: Context, label: str, slug: str, searched: list[str]) -> NotFound:
-    from ..textsafe import shell_word
+    from ..support.textsafe import shell_word
 
     db = ctx.db()
     elsewhere = [s for s in db.stores_with_slug(slug) if s not in searched]
@@ -108,7 +108,7 @@ def not_found(ctx: Context, label: str, slug: str, searched: list[str]) -> NotFo
         message += (f"; {where}{also} has one: add --store {shell_word(where)}"
                     + (" (global is shared by every repository)" if where == GLOBAL else ""))
     else:
-        from ..suggest import close, did_you_mean
+        from ..support.suggest import close, did_you_mean
 
         suggestions = close(label, db.labels(searched))
         message += did_you_mean(suggestions)

@@ -16,8 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..context import Context
+from ..support import paths
+from .context import Context
 
 # The cut-offs a model's score scale decides, by setting.
 CUTOFFS = ("recall.floor", "duplicates.threshold", "nudge.threshold")
@@ -34,7 +34,7 @@ class Status:
 
 
 def _setting(env, key: str) -> dict[str, Any]:
-    from ..settings import origin, resolve
+    from ..support.settings import origin, resolve
 
     value, source = resolve(env, key, strict=False)
     return {"value": value, "source": source, "from": origin(env, key)}
@@ -57,7 +57,7 @@ def database(ctx: Context) -> dict[str, Any]:
 
 
 def model(ctx: Context, models: dict | None) -> dict[str, Any]:
-    from ..embeddings import model_identity, model_space
+    from ..model.embeddings import model_identity, model_space
 
     setting = _setting(ctx.env, "model")
     name = setting["value"]
@@ -117,8 +117,8 @@ def here(ctx: Context, executable: str | None) -> dict[str, Any]:
 
 
 def _git_hooks(ctx: Context, executable: str | None) -> dict[str, Any] | None:
-    from ..errors import ThatchError
     from ..integrations import githooks
+    from ..support.errors import ThatchError
 
     try:
         result = githooks.status(ctx.cwd, executable)

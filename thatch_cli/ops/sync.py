@@ -24,10 +24,10 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ..context import Context
-from ..errors import InvalidInput, Unavailable
 from ..storage import sync as table
+from ..support.errors import InvalidInput, Unavailable
 from ..sync import hlc, merge, transport, tree
+from .context import Context
 from .sync_repo import Repository, locked, repository
 
 MAX_ROUNDS = 6
@@ -172,7 +172,7 @@ def _record(ctx: Context, store: str, outcome: Outcome) -> None:
 
 
 def _slug(label: str) -> str:
-    from ..slugs import slugify
+    from ..support.slugs import slugify
 
     if not label.strip():
         raise InvalidInput("--allow needs a label")
@@ -226,7 +226,7 @@ class _Round:
 
 
 def rows_label(rows: dict, slug: str) -> str:
-    from ..records import SYNCED_FIELDS
+    from ..memory.records import SYNCED_FIELDS
 
     row = rows.get(slug)
     return row[SYNCED_FIELDS.index("label")] if row else slug

@@ -12,13 +12,13 @@ import json
 import time
 from typing import Any
 
-from ..errors import ModelUnavailable
-from ..records import SYNCED_FIELDS
+from ..memory.records import SYNCED_FIELDS
 from ..storage import sync as table
+from ..support.errors import ModelUnavailable
+from ..support.textsafe import one_line
 from ..sync import gitconfig, hlc, records
 from ..sync.merge import Plan
 from ..sync.tree import LOCAL_REF, Snapshot
-from ..textsafe import one_line
 
 
 def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None, last_tip: str | None) -> str:

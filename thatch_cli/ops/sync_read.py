@@ -8,13 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..ops import jsonl
-from ..records import SYNCED_FIELDS
+from ..memory.records import SYNCED_FIELDS
 from ..storage import sync as table
+from ..support.textsafe import one_line
 from ..sync import hlc, merge, records, secrets
 from ..sync.records import Record
 from ..sync.tree import Snapshot
-from ..textsafe import one_line
+from . import jsonl
 
 CACHE_FILE = "thatch-sync-cache.json"
 CACHE_VERSION = 1
@@ -25,7 +25,7 @@ def load_cache(common_dir: Path) -> dict[str, list]:
     this repository read and found valid before: a blob's id is its
     content, so what was checked once need not be read again. Derived data,
     rebuilt from git when missing or damaged."""
-    from ..files import read_json_object
+    from ..support.files import read_json_object
 
     data = read_json_object(common_dir / CACHE_FILE)
     found = data.get("records") if data.get("version") == CACHE_VERSION else None
@@ -34,7 +34,7 @@ def load_cache(common_dir: Path) -> dict[str, list]:
 
 def save_cache(common_dir: Path, cache: dict[str, list], keep: set[str]) -> None:
     """Keep the entries of the blobs in the commits just read."""
-    from ..files import write_json_cache
+    from ..support.files import write_json_cache
 
     write_json_cache(common_dir / CACHE_FILE, {"version": CACHE_VERSION,
                                                "records": {sha: cache[sha] for sha in keep if sha in cache}})

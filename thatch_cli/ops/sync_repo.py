@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..context import Context
-from ..errors import InvalidInput, NotFound, ThatchError, Unavailable
 from ..location import gitfs
 from ..location.scope import GLOBAL
+from ..support.errors import InvalidInput, NotFound, ThatchError, Unavailable
 from ..sync import gitconfig
+from .context import Context
 
 
 class Repository:
@@ -26,7 +26,7 @@ class Repository:
 def repository(ctx: Context, *, need_enabled: bool) -> Repository:
     """The repository around the working directory and its own store (its
     detected identity: THATCH_STORE never redirects what is shared)."""
-    from .. import validate
+    from ..support import validate
 
     location = gitfs.locate(ctx.cwd)
     if location is None:
@@ -45,7 +45,7 @@ def repository(ctx: Context, *, need_enabled: bool) -> Repository:
 
 @contextmanager
 def locked(repo: Repository, seconds: float) -> Iterator[None]:
-    from ..files import acquire_lock
+    from ..support.files import acquire_lock
 
     try:
         fd = acquire_lock(repo.common_dir / "thatch-sync.lock", seconds)

@@ -8,12 +8,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .. import validate
-from ..context import Context
-from ..errors import InvalidInput
-from ..records import Memory
+from ..memory.records import Memory
 from ..storage import sync as table
+from ..support import validate
+from ..support.errors import InvalidInput
 from ..sync import gitconfig
+from .context import Context
 from .scope import lookup
 from .sync_repo import repository
 
@@ -23,7 +23,7 @@ ACTIONS = ("init", "status", "off", "purge")
 
 def audience(remote: str, url: str, store: str) -> str:
     """Who can read what sync shares, in one sentence (init says it before asking)."""
-    from ..textsafe import one_line
+    from ..support.textsafe import one_line
 
     return (f"Memories of {one_line(store)} will be shared through the git remote {one_line(remote)}"
             f" ({one_line(url)}): anyone who can fetch from it can read them (for a public repository, everyone)."
@@ -67,9 +67,9 @@ def _hooks(ctx: Context, top) -> list[str]:
     """Install thatch's git hooks (idempotent), so `git fetch` imports what it brings."""
     import sys
 
-    from ..errors import ThatchError
     from ..integrations import githooks
     from ..integrations.shell import resolve_executable
+    from ..support.errors import ThatchError
 
     try:
         result = githooks.install(top, resolve_executable(sys.argv[0] if sys.argv else "", ctx.env))

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable
 
-from .. import validate
-from ..context import Context
-from ..errors import DatabaseError, InvalidInput, ModelUnavailable
 from ..storage import readable
 from ..storage import transfer as table
-from ..textsafe import json_safe
+from ..support import validate
+from ..support.errors import DatabaseError, InvalidInput, ModelUnavailable
+from ..support.textsafe import json_safe
 from . import jsonl
+from .context import Context
 from .scope import detected, target
 
 BATCH = 256
@@ -73,7 +73,7 @@ def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vect
 
     def write(record: dict, kind: str, *key: str) -> bool:
         if readable.bad(list(record.values())):
-            from ..textsafe import one_line
+            from ..support.textsafe import one_line
 
             outcome.unreadable.append(" ".join([kind, *(one_line(str(record.get(k))) for k in key)]))
             return False
@@ -97,13 +97,13 @@ def export_to_file(ctx: Context, path: str, stores: list[str] | None, *, with_ve
     """Write the export beside `path` (0600: memories may be private) and
     move it into place only once complete (files.atomic_writer: a symlink
     planted in a shared directory is never followed)."""
-    from ..files import atomic_writer
+    from ..support.files import atomic_writer
 
     try:
         with atomic_writer(Path(path), 0o600) as fh:
             outcome = export(ctx, fh, stores, with_vectors=with_vectors)
     except OSError as exc:
-        from ..errors import os_error
+        from ..support.errors import os_error
 
         raise os_error(exc, path) from None
     outcome.output = path
@@ -212,7 +212,7 @@ class _Importer:
     def model(self) -> tuple[str, str, int] | None:
         """(name, space, dim) of the current model; None when it cannot load."""
         if self._model is None and not self._model_failed:
-            from ..embeddings import model_space
+            from ..model.embeddings import model_space
 
             try:
                 name, dim = self.engine.model_info()
@@ -233,7 +233,7 @@ class _Importer:
         """Whether the line's vector can be kept. A vector the current model
         would rank (its space) must have the model's width: anything else in
         that space is refused rather than stored to distort rankings."""
-        from ..embeddings import model_space
+        from ..model.embeddings import model_space
 
         blob, current = row.values["embedding"], self.model()
         if blob is None:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-from ..embeddings import model_space
-from ..records import Hit
+from ..memory.records import Hit
+from ..model.embeddings import model_space
 
 if TYPE_CHECKING:
     from ..calibration import Calibration

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..records import Hit
+from ..memory.records import Hit
 
 LEXICAL_WEIGHT = 0.8
 # The hybrid order: the score plus STANDING_WEIGHT x the memory's z-scores

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ..files import atomic_writer, create_exclusive
+from ..support.files import atomic_writer, create_exclusive
 from .fastread import connect_readonly
 from .fingerprint import digest
 

@@ -5,7 +5,7 @@ completion, agent hooks) and for MemoryDB alike.
 The hot paths have a 50 ms budget and must never create, upgrade or wait
 long on a database, so they open it here and ask these functions. MemoryDB
 (memories.py) asks the same functions, and builds its other queries on the
-same conditions (STORES, LIVE, VISIBLE_ON), so "which stores exist" and
+same conditions (STORES, LIVE, UNSCOPED), so "which stores exist" and
 "which memories are live" have one answer whoever asks. The one write here
 is the git hooks' record of a deleted branch.
 """
@@ -31,8 +31,6 @@ STORES = "SELECT name FROM stores UNION SELECT store FROM entries"
 LIVE = "archived = 0"
 # Scoped to no branch.
 UNSCOPED = "(branch IS NULL OR branch = '')"
-# Seen on the branch given as the parameter: unscoped, or scoped to it.
-VISIBLE_ON = "(branch IS NULL OR branch = '' OR branch = ?)"
 
 
 def _marks(values: Sequence) -> str:
@@ -152,7 +150,7 @@ def values_query(column: str, stores: Sequence[str]) -> tuple[str, list[str]]:
 
 def values(conn: sqlite3.Connection, column: str, stores: Sequence[str]) -> list[str]:
     """The distinct non-empty values of a column of `entries` (a field's,
-    fields.py) among the memories of `stores`, archived included, sorted:
+    memory/fields.py) among the memories of `stores`, archived included, sorted:
     the labels or branches completion offers."""
     return [r[0] for r in conn.execute(*values_query(column, stores))]
 
@@ -257,7 +255,7 @@ def record_deletion(conn: sqlite3.Connection, store: str, branch: str, now: str,
     moments ago) or the database has no place for it yet (a file thatch has
     not upgraded: hooks never migrate). A branch recreated and deleted
     again by another git command is a new deletion, however soon."""
-    from ..clock import parse_ts
+    from ..support.clock import parse_ts
 
     if not records_deletions(conn):
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from ..records import Hit
+from ..memory.records import Hit
 from .fastread import LIVE
 from .memories import MemoryDB, marks
 

@@ -10,7 +10,7 @@ delete fires no trigger, so a BEFORE INSERT trigger copies it first).
 
 History rows are keyed by the memory's current (store, slug): a rename or
 move carries the memory's history along. The columns a version keeps and
-what counts as a change come from fields.py (`history`, `versioned`); a
+what counts as a change come from memory/fields.py (`history`, `versioned`); a
 field added there gets its column here, and the triggers are rebuilt, when
 a file is upgraded (`install`). Versions count 1, 2, ... per
 memory and are never reused. A copy identical to the newest one already
@@ -22,8 +22,8 @@ The original thatch never reads this table.
 
 from __future__ import annotations
 
-from .. import fields
-from ..settings import HISTORY_KEEP as DEFAULT_KEEP
+from ..memory import fields
+from ..support.settings import HISTORY_KEEP as DEFAULT_KEEP
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:

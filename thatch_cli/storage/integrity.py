@@ -59,7 +59,7 @@ def refuse_if_damaged(conn: sqlite3.Connection, path: object) -> None:
     write transaction, before anything is written)."""
     problem = damage(conn)
     if problem is not None:
-        from ..errors import DatabaseError
+        from ..support.errors import DatabaseError
 
         raise DatabaseError(f"not writing to {path}: it is damaged ({problem}; PRAGMA integrity_check reports the"
                             f" rest), and writing would make it worse; nothing was written. Rebuild its indexes from"

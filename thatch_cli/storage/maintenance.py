@@ -3,9 +3,9 @@ memories, and the branch deletions the git hooks recorded."""
 
 from __future__ import annotations
 
-from .. import fields
-from ..errors import Conflict, NotFound
-from ..records import Memory
+from ..memory import fields
+from ..memory.records import Memory
+from ..support.errors import Conflict, NotFound
 from . import fastread
 from .fastread import LIVE
 from .memories import MemoryDB
@@ -88,7 +88,7 @@ def index_problems(conn) -> dict[str, int]:
 
 
 def set_flag(db: MemoryDB, store: str, slug: str, name: str, value: bool) -> bool:
-    """Set or clear a flag field (fields.py: archived ...) of one memory;
+    """Set or clear a flag field (memory/fields.py: archived ...) of one memory;
     False when it already was so. updated_at stays, as for a branch: the
     content did not change (the history still keeps the change)."""
     if fields.BY_NAME[name].kind != "flag":

@@ -11,9 +11,9 @@ from __future__ import annotations
 import sqlite3
 from contextlib import contextmanager
 
-from .. import fields
-from ..errors import Conflict, DatabaseError, NotFound
-from ..records import Memory, StoreSummary
+from ..memory import fields
+from ..memory.records import Memory, StoreSummary
+from ..support.errors import Conflict, DatabaseError, NotFound
 from . import fastread, opening, readable, sync
 from .fastread import LIVE
 
@@ -172,7 +172,7 @@ class MemoryDB:
     # -- reading entries -------------------------------------------------------
 
     def columns(self, *, with_vector: bool = False) -> list[str]:
-        """The columns a Memory is read from: every field (fields.py) this
+        """The columns a Memory is read from: every field (memory/fields.py) this
         file's `entries` has (a file not yet upgraded, opened read-only, may
         lack a newer one), the vector only when asked for."""
         if self._columns is None:
@@ -268,7 +268,7 @@ class MemoryDB:
         """Insert `memory`, or replace the row with its slug when `overwrite`.
 
         Returns the row that was replaced (None for a new memory). Replacing
-        keeps what each field's `overwrite` rule says (fields.py: creation
+        keeps what each field's `overwrite` rule says (memory/fields.py: creation
         time and recall telemetry always; branch, confidence and the like
         unless new ones are given), and clears the slug's dedup verdicts
         since new content may resolve or create duplicates.

@@ -22,7 +22,7 @@ import sqlite3
 import stat
 import time
 
-from ..errors import DatabaseError, database_error
+from ..support.errors import DatabaseError, database_error
 from . import schema
 from .fastread import foreign_journal
 
@@ -147,7 +147,7 @@ def _create(path: Path, create_parent: bool) -> None:
         if not create_parent:
             raise DatabaseError(f"cannot create database {path}: directory {path.parent} does not exist"
                                 " (create it, or point THATCH_DB elsewhere)")
-        from ..files import make_dirs
+        from ..support.files import make_dirs
 
         make_dirs(path.parent, 0o700)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
@@ -178,7 +178,7 @@ def _create(path: Path, create_parent: bool) -> None:
 
 
 def _create_empty(path: Path) -> None:
-    from ..files import create_exclusive
+    from ..support.files import create_exclusive
 
     try:
         create_exclusive(path)

@@ -71,7 +71,7 @@ def leniently(conn: sqlite3.Connection) -> Iterator[None]:
 def describe(rows: Sequence[Sequence[Any]], what: tuple[str, str], key: slice = slice(0, 2)) -> str:
     """'skipped 1 memory that cannot be read (text that is not UTF-8): acme/widget slug' for a
     notice; `what` is (singular, plural), `key` picks the columns that name a row."""
-    from ..textsafe import one_line
+    from ..support.textsafe import one_line
 
     names = ", ".join(" ".join(one_line(str(value)) for value in row[key]) for row in rows[:3])
     more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""

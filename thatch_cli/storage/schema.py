@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import sqlite3
 
-from .. import fields
+from ..memory import fields
 
 SCHEMA_VERSION = 5
 
-# `entries` as the original creates it: its columns (fields.py), in its order.
+# `entries` as the original creates it: its columns (memory/fields.py), in its order.
 _ENTRIES = ",\n".join([f"    {f.column} {f.sql}" for f in fields.ORIGINAL] + ["    PRIMARY KEY (slug, store)"])
 _BASE_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS stores (
@@ -217,7 +217,7 @@ def holds_data(conn: sqlite3.Connection) -> bool:
 
 def migrate(conn: sqlite3.Connection, current: int, version: int = SCHEMA_VERSION) -> None:
     """Bring a file at schema `current` to `version`, and give it the
-    columns of fields (fields.py) it lacks, inside the caller's write
+    columns of fields (memory/fields.py) it lacks, inside the caller's write
     transaction."""
     for statement in split(_BASE_SCHEMA):
         conn.execute(statement)

@@ -3,7 +3,7 @@ of thatch's own, and triggers on `entries` that keep them right whoever
 writes).
 
 - `thatch_cli_sync_marks`: per memory (store, slug), the marks declared in
-  fields.py (table "marks"): `private` (never shared), `author` (who wrote the
+  memory/fields.py (table "marks"): `private` (never shared), `author` (who wrote the
   current version, when it came from the remote; NULL: written here) and
   `unreviewed` (came from the remote, nobody here has accepted it yet). Any
   local write of the memory (thatch's or the original's) makes it this
@@ -21,20 +21,20 @@ from __future__ import annotations
 
 import sqlite3
 
-from .. import fields
-from ..records import MARK_FIELDS, SYNCED_FIELDS
+from ..memory import fields
+from ..memory.records import MARK_FIELDS, SYNCED_FIELDS
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: every listing reads the marks (light commands)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-    from ..records import Memory
+    from ..memory.records import Memory
 
 MARKS = "thatch_cli_sync_marks"
 STATE = "thatch_cli_sync_state"
 
-# The marks' columns, as fields.py declares them (table="marks").
+# The marks' columns, as memory/fields.py declares them (table="marks").
 _MARK_COLUMNS = "\n".join(f"    {f.column} {f.sql}," for f in fields.MARKS)
 _MOVED = "(old.store IS NOT new.store OR old.slug IS NOT new.slug)"
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from .. import fields
+from ..memory import fields
 from . import history, integrity
 from .memories import MemoryDB, marks
 
-# Fields an export writes only with vectors (fields.py `exported`).
+# Fields an export writes only with vectors (memory/fields.py `exported`).
 _WITH_VECTORS = {f.column for f in fields.FIELDS if f.exported == "vectors"}
 
 

@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import InvalidInput, NotFound
+from ..support.errors import InvalidInput, NotFound
 
 KEY = "thatch.sync.remote"
 

@@ -47,7 +47,7 @@ def parse(text: object) -> Stamp | None:
 
 def millis_of(timestamp: str | None) -> int:
     """Milliseconds since the epoch of an ISO timestamp (0 when unreadable)."""
-    from ..clock import parse_ts
+    from ..support.clock import parse_ts
 
     moment = parse_ts(timestamp)
     return int(moment.timestamp() * 1000) if moment else 0

@@ -20,11 +20,11 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import validate
-from ..errors import InvalidInput
+from ..memory.records import SYNCED_FIELDS
 from ..ops import jsonl
-from ..records import SYNCED_FIELDS
-from ..slugs import slugify
+from ..support import validate
+from ..support.errors import InvalidInput
+from ..support.slugs import slugify
 from . import hlc
 
 FORMAT_PATH = "format.json"

@@ -52,7 +52,7 @@ class GitResult:
             return f"no answer within {self.seconds:g} s"
         lines = [line.strip() for line in self.stderr.splitlines() if line.strip()]
         useful = [line for line in lines if line.lower().startswith(("fatal", "error", "remote:", " !", "!"))]
-        from ..textsafe import one_line
+        from ..support.textsafe import one_line
 
         return one_line((useful or lines or [f"git exited with {self.code}"])[-1])[:300]
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Self
 
-from ..errors import ThatchError
+from ..support.errors import ThatchError
 from . import records
 
 MAX_FILES = 200_000

@@ -38,7 +38,7 @@ def server_env(env: Mapping[str, str], cwd: str) -> dict[str, str]:
     PATH_VARIABLES and each setting's variable (settings.SETTINGS) that is
     set here to something other than its default, paths made absolute (the
     host starts the server in another directory)."""
-    from ...settings import SETTINGS
+    from ...support.settings import SETTINGS
 
     defaults = _defaults(env)
     recorded: dict[str, str] = {}

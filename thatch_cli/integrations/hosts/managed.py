@@ -304,5 +304,3 @@ class MarkedBlock:
 ORIGINAL_BLOCK = "# Persistence\n\nThatch provides persistent memory across"
 MARKDOWN = blocks.Markers("<!-- BEGIN thatch", "<!-- END thatch -->",
                           "<!-- BEGIN thatch: written by `thatch setup`; rerun it to update, --uninstall to remove -->")
-TOML = blocks.Markers("# BEGIN thatch", "# END thatch",
-                      "# BEGIN thatch: written by `thatch setup codex`; rerun it to update, --uninstall to remove")

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...errors import Conflict
-from ...files import make_dirs, private_dir, replace_atomically
-from ...paths import state_dir
+from ...support.errors import Conflict
+from ...support.files import make_dirs, private_dir, replace_atomically
+from ...support.paths import state_dir
 from . import HOSTS, versions
 from .managed import Edit, HooksJson, MarkedBlock, SetupProblem
 from .targets import Target, target

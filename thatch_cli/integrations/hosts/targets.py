@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...errors import InvalidInput
-from ...textsafe import shell_word
+from ...support.errors import InvalidInput
+from ...support.textsafe import shell_word
 from . import HOSTS, environment, versions
 from .codex import CodexConfig
 from .managed import MARKDOWN, HooksJson, MarkedBlock, McpServerJson
@@ -84,7 +84,7 @@ def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, glo
     is the installed host's (versions.installed), which decides Claude
     Code's tool-call event."""
     if host not in HOSTS:
-        from ...suggest import close, did_you_mean
+        from ...support.suggest import close, did_you_mean
 
         found = close(host, HOSTS)
         raise InvalidInput(f"unknown host {host!r}{did_you_mean(found)} (the hosts are {', '.join(HOSTS)})",

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from thatch_cli.daemon import runtime
-from thatch_cli.embeddings import SentenceTransformerEmbedder, model_identity, model_space
+from thatch_cli.memory.records import Memory
+from thatch_cli.model.embeddings import SentenceTransformerEmbedder, model_identity, model_space
 from thatch_cli.ops.recall import recall
 from thatch_cli.ops.reindex import reindex
 from thatch_cli.ops.remember import remember
-from thatch_cli.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 
 pytestmark = pytest.mark.model

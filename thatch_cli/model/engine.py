@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
-from .errors import ModelUnavailable
-from .records import Hit
+from ..memory.records import Hit
+from ..support.errors import ModelUnavailable
 
 # How long a caller that does not wait for the model waits for the daemon's
 # answer (a query embed plus a cached search take milliseconds).
@@ -102,10 +102,10 @@ class LocalEngine:
         too): the rows of the model's embedding space, each hit scored on the
         calibrated scale (`min_score` too). `meanwhile` is work the caller
         wants done during the search (run first, in-process)."""
-        from .calibration import of as calibration_of
+        from ..calibration import of as calibration_of
+        from ..ranking.dense import db_loader, semantic, to_blob
+        from ..storage.vectors import inventory
         from .embeddings import model_space
-        from .ranking.dense import db_loader, semantic, to_blob
-        from .storage.vectors import inventory
 
         if meanwhile is not None:
             meanwhile()
@@ -113,7 +113,7 @@ class LocalEngine:
         from . import torch_threads
 
         with self.ctx.waiting(IN_PROCESS):
-            if query is not None:  # one thread, as the daemon embeds a query (torch_threads.py)
+            if query is not None:  # one thread, as the daemon embeds a query (model/torch_threads.py)
                 vector = torch_threads.run(1, embedder.embed_query, query)
             else:
                 vector = torch_threads.run(None, embedder.embed_passages, [passage or ""])[0]
@@ -132,7 +132,7 @@ class LocalEngine:
         return Answer(embedder.name, dim, hits, unranked, to_blob(vector) if query is None else None)
 
     def embed_passages(self, texts: Sequence[str]) -> Embedded:
-        from .ranking.dense import to_blob
+        from ..ranking.dense import to_blob
 
         embedder = self.ctx.embedder()
         with self.ctx.waiting(IN_PROCESS):
@@ -156,7 +156,7 @@ class LocalEngine:
 
     def calibration(self):
         """The model's calibration (calibration/); loads the model the first time."""
-        from .calibration import of as calibration_of
+        from ..calibration import of as calibration_of
 
         embedder = self.ctx.embedder()
         with self.ctx.waiting(IN_PROCESS):
@@ -177,7 +177,7 @@ class DaemonEngine:
     instead of waiting seconds for a model, here or in-process."""
 
     def __init__(self, ctx: Host) -> None:
-        from .daemon.client import REQUEST_TIMEOUT, Client
+        from ..daemon.client import REQUEST_TIMEOUT, Client
 
         self.ctx = ctx
         self.wait = ctx.wait_for_model
@@ -196,8 +196,8 @@ class DaemonEngine:
         degrade (keywords for recall, no vector for a save, reindexed
         later) unless it asked to embed no matter what (reindex): not load
         the model in one more process on a machine already out of breath."""
-        from .daemon.client import NotRunning, Overloaded, Unreachable
-        from .daemon.protocol import MODEL_LOADING, MODEL_UNAVAILABLE, ErrorReply
+        from ..daemon.client import NotRunning, Overloaded, Unreachable
+        from ..daemon.protocol import MODEL_LOADING, MODEL_UNAVAILABLE, ErrorReply
 
         try:
             with self.ctx.waiting(DAEMON):
@@ -214,7 +214,7 @@ class DaemonEngine:
             self._fallback(str(err))
         except NotRunning as err:
             if not self.wait:
-                from .daemon.warm import maybe_warm
+                from ..daemon.warm import maybe_warm
 
                 maybe_warm(self.ctx.env)
                 raise ModelUnavailable("the embedding model is starting in the background") from None
@@ -254,7 +254,7 @@ class DaemonEngine:
         if self.local is None:
             got = self._call("embed", texts=list(texts), kind="passage")
             if got is not None:
-                from .daemon.protocol import split_vectors
+                from ..daemon.protocol import split_vectors
 
                 reply, payload = got
                 return Embedded(reply["model"], reply["dim"], split_vectors(payload, reply["dim"]))
@@ -289,7 +289,7 @@ class DaemonEngine:
         if self.local is None:
             got = self._call("info")
             if got is not None:
-                from .calibration import Calibration
+                from ..calibration import Calibration
 
                 found = Calibration.from_json(got[0]["calibration"])
                 if found is not None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import sys
 
-from . import paths
-from .clock import format_ts, system_clock
+from ..support import paths
+from ..support.clock import format_ts, system_clock
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
@@ -21,14 +21,14 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import IO, Any
 
-    from .clock import Clock
-    from .embeddings import Embedder
-    from .location.scope import Place
-    from .storage.memories import MemoryDB
+    from ..location.scope import Place
+    from ..model.embeddings import Embedder
+    from ..storage.memories import MemoryDB
+    from ..support.clock import Clock
 
 
 def _default_embedder(env: Mapping[str, str]) -> Embedder:
-    from .embeddings import embedder_from_env
+    from ..model.embeddings import embedder_from_env
 
     return embedder_from_env(env)
 
@@ -146,7 +146,7 @@ class Context:
 
     def db(self) -> MemoryDB:
         if self._db is None:
-            from .storage.memories import MemoryDB
+            from ..storage.memories import MemoryDB
 
             # Only the default location is created: a THATCH_DB naming a
             # directory that does not exist is a mistake to report.
@@ -165,20 +165,20 @@ class Context:
         database is left for a later command."""
         import sqlite3
 
-        from .storage import vectors
+        from ..storage import vectors
 
         db = self._db
         if db is None or db.read_only:
             return
         try:
-            from .settings import value
+            from ..support.settings import value
 
             def configured() -> str:  # leniently: a broken settings file is the command's to report
                 return value(self.env, "model", strict=False)
 
             legacy = vectors.legacy_model_paths(db, configured)
             if legacy is not None:
-                from .embeddings import legacy_renames
+                from ..model.embeddings import legacy_renames
 
                 # Never make the command wait behind another writer for this.
                 model = configured()
@@ -193,10 +193,10 @@ class Context:
         return self._embedder
 
     def setting(self, key: str):
-        """The value of setting `key` (settings.py); a broken settings file or
+        """The value of setting `key` (support/settings.py); a broken settings file or
         value is this command's error (SettingsError). A key of the file no
         setting has is warned about (once)."""
-        from .settings import value, warnings
+        from ..support.settings import value, warnings
 
         found = value(self.env, key)
         for line in warnings(self.env):
@@ -212,10 +212,10 @@ class Context:
         return bool(self.setting("daemon.enabled"))
 
     def engine(self):
-        """Embedding and dense search for this command (engine.py): the
+        """Embedding and dense search for this command (model/engine.py): the
         daemon when enabled, else (or when it cannot serve) this process."""
         if self._engine is None:
-            from .engine import make_engine
+            from ..model.engine import make_engine
 
             self._engine = make_engine(self, self.daemon_enabled())
         return self._engine
@@ -223,7 +223,7 @@ class Context:
     def place(self) -> Place:
         """The store and branch of the working directory (location/scope.py)."""
         if self._place is None:
-            from .location.scope import here
+            from ..location.scope import here
 
             self._place = here(self.env, self.cwd_text)
         return self._place
@@ -238,7 +238,7 @@ class Context:
         """Standard input as text; bytes that are not UTF-8 are a usage
         error, and so is more than `limit` bytes (reading stops there: an
         endless input is never held in memory)."""
-        from .errors import InvalidInput
+        from ..support.errors import InvalidInput
 
         stream = self.stdin or sys.stdin
         if stream is None or stream.closed:

@@ -1,4 +1,4 @@
-"""The settings registry (settings.py): one place every reader goes through,
+"""The settings registry (support/settings.py): one place every reader goes through,
 environment over file over default, strict for commands and lenient for
 the hot paths."""
 
@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from thatch_cli import embeddings, settings
 from thatch_cli.daemon import runtime
-from thatch_cli.settings import SETTINGS, SettingsError
+from thatch_cli.model import embeddings
+from thatch_cli.support import settings
+from thatch_cli.support.settings import SETTINGS, SettingsError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def write(env, text: str) -> Path:
@@ -120,7 +121,7 @@ def test_reading_settings_stays_light(isolated_env):
     warm-up reads it); tomlkit is for writing only."""
     env = dict(isolated_env)
     write(env, "[daemon]\nwarm = false\n")
-    code = ("import sys; from thatch_cli import settings; import os;"
+    code = ("import sys; from thatch_cli.support import settings; import os;"
             "print(settings.value(dict(os.environ), 'daemon.warm'));"
             "print(sorted(m for m in ('tomlkit', 'numpy', 'typer', 'rich') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from thatch_cli.embeddings import (
+from thatch_cli.model.embeddings import (
     BGE_QUERY_PREFIX,
     FakeEmbedder,
     SentenceTransformerEmbedder,
@@ -9,7 +9,7 @@ from thatch_cli.embeddings import (
     model_space,
     wants_query_prefix,
 )
-from thatch_cli.errors import ModelUnavailable
+from thatch_cli.support.errors import ModelUnavailable
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""One description of a memory (fields.py): what each layer derives from it
+"""One description of a memory (memory/fields.py): what each layer derives from it
 agrees with it, and a field added there alone reaches storage, history,
 export and import, and the JSON shapes of an existing database."""
 
@@ -13,12 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from thatch_cli import fields
-from thatch_cli.records import SYNCED_FIELDS, Memory
+from thatch_cli.memory import fields
+from thatch_cli.memory.records import SYNCED_FIELDS, Memory
 from thatch_cli.storage import history
 from thatch_cli.storage.memories import MemoryDB
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
@@ -86,7 +86,7 @@ def test_completion_offers_the_fields_marked_complete():
 
 
 def test_no_other_module_spells_out_the_fields():
-    """fields.py is the one declaration: no other module of the package
+    """memory/fields.py is the one declaration: no other module of the package
     holds a literal collection of most of a memory's fields."""
     names, found = set(fields.NAMES), []
     for path in (ROOT / "thatch_cli").rglob("*.py"):
@@ -119,7 +119,7 @@ MOOD = '    Field("mood", "TEXT", "line", brief=True, versioned=True),\n'
 
 
 def _package_with_a_new_field(tmp_path: Path) -> Path:
-    """A copy of the package whose fields.py declares one more field, as a
+    """A copy of the package whose memory/fields.py declares one more field, as a
     developer adding one would write it: nothing else changes."""
     copy = tmp_path / "src"
     shutil.copytree(ROOT / "thatch_cli", copy / "thatch_cli", ignore=shutil.ignore_patterns("__pycache__"))

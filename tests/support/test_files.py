@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from thatch_cli.daemon import runtime
-from thatch_cli.files import atomic_writer, replace_atomically
+from thatch_cli.support.files import atomic_writer, replace_atomically
 
 
 @pytest.fixture

@@ -29,8 +29,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
-from .errors import ModelUnavailable
-from .model_identity import legacy_family, local_identity
+from ..support.errors import ModelUnavailable
+from .identity import legacy_family, local_identity
 
 NATIVE = "native"
 POOLINGS = ("cls", "mean")
@@ -91,7 +91,7 @@ def space_label(space: str) -> str:
 
 
 def identity_cache(env: Mapping[str, str]) -> Path:
-    from .paths import cache_dir
+    from ..support.paths import cache_dir
 
     return cache_dir(env) / "models.json"
 
@@ -249,8 +249,8 @@ class SentenceTransformerEmbedder:
         """This model's calibration (calibration/): cached per identity,
         measured on the sample the first time (the model is loaded here)."""
         if self._calibration is None:
-            from . import calibration
-            from .calibration.fit import fit
+            from .. import calibration
+            from ..calibration.fit import fit
 
             found = calibration.lookup(self._env, self.name)
             if found is None:
@@ -328,15 +328,15 @@ class FakeEmbedder:
 
     def calibration(self):
         """The test embedder's scores are taken as already on the scale."""
-        from .calibration import IDENTITY_CURVE, KINDS, Calibration, sample_version
+        from ..calibration import IDENTITY_CURVE, KINDS, Calibration, sample_version
 
         return Calibration(self.name, dict.fromkeys(KINDS, IDENTITY_CURVE), sample=sample_version())
 
 
 def model_name(env: Mapping[str, str]) -> str:
     """The configured model: THATCH_MODEL, else `model` in the settings file,
-    else the default (settings.py)."""
-    from .settings import value
+    else the default (support/settings.py)."""
+    from ..support.settings import value
 
     return value(env, "model")
 

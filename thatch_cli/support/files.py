@@ -16,18 +16,6 @@ if TYPE_CHECKING:
 # The package's directory, found from this module's dotted name so that it
 # holds wherever in the package this module lies.
 PACKAGE_DIR = Path(__file__).resolve().parents[__name__.count(".") - 1]
-# The command line as data, exported from the Typer app by `python -m
-# thatch_cli.gen spec`: the fast path parses against it, completion scripts
-# are rendered from it.
-SPEC_PATH = PACKAGE_DIR / "cli" / "spec.py"
-
-
-def load_spec() -> dict[str, Any]:
-    from .cli.spec import SPEC
-
-    return SPEC
-
-
 def template(relative: str) -> str:
     """Text of templates/<relative> (shell, git and completion scripts are
     data files in the package, not strings in the code)."""

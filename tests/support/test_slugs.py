@@ -1,6 +1,6 @@
 import pytest
 
-from thatch_cli.slugs import body_of, derive_label, passage_text, slugify
+from thatch_cli.support.slugs import body_of, derive_label, passage_text, slugify
 
 
 @pytest.mark.parametrize(

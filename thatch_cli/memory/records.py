@@ -1,7 +1,7 @@
 """Plain records passed between the layers, and their stable JSON shapes
 (the CLI's --json output and the MCP server's structured results).
 
-A Memory's attributes are the fields of fields.py, so a new field appears
+A Memory's attributes are the fields of memory/fields.py, so a new field appears
 here, in storage and in both JSON shapes without being named again. Plain
 classes rather than dataclasses: building a dataclass compiles its methods
 when the module is imported, on every light command.
@@ -13,7 +13,7 @@ from .fields import BRIEF, BY_NAME, ENTRIES, FIELDS, JSON, MARKS, NAMES, SYNCED
 
 # What thatch sync carries of a memory (beside its slug, the record's file
 # name, and the sync's own `author` and `hlc`), and the marks it keeps beside
-# `entries` (storage/sync.py): both read off fields.py.
+# `entries` (storage/sync.py): both read off memory/fields.py.
 SYNCED_FIELDS = tuple(f.name for f in SYNCED)
 MARK_FIELDS = tuple(f.name for f in MARKS)
 
@@ -55,7 +55,7 @@ class _Frozen(_Record):
 
 
 class Memory:
-    """One memory: an attribute per field (fields.py); `content` is exactly
+    """One memory: an attribute per field (memory/fields.py); `content` is exactly
     what was embedded, "# {label}\\n\\n{body}"."""
 
     __slots__ = NAMES
@@ -95,7 +95,7 @@ class Memory:
     @property
     def body(self) -> str:
         """The content without the `# label` heading the stored text starts with."""
-        from .slugs import body_of
+        from ..support.slugs import body_of
 
         return body_of(self.label, self.content)
 

@@ -1,5 +1,5 @@
 """What a local model folder is, independent of where it lies: its
-declared name plus a fingerprint of its weight files (embeddings.py uses
+declared name plus a fingerprint of its weight files (model/embeddings.py uses
 it for model identities). Standard library only; the fingerprint is
 remembered per folder and file stamps, so a copy is hashed once."""
 
@@ -92,12 +92,12 @@ def local_identity(folder: str | os.PathLike, cache: Path | None = None, *, comp
 
 
 def _read_cache(cache: Path | None) -> dict[str, Any]:
-    from .files import read_json_object
+    from ..support.files import read_json_object
 
     return read_json_object(cache) if cache is not None else {}
 
 
 def _write_cache(cache: Path, entries: dict[str, Any]) -> None:
-    from .files import write_json_cache
+    from ..support.files import write_json_cache
 
     write_json_cache(cache, dict(list(entries.items())[-64:]))

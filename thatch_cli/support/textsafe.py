@@ -19,7 +19,6 @@ from __future__ import annotations
 # no-break space, and the interlinear annotation marks.
 _FORMAT = (0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x2028, 0x202F), *range(0x2060, 0x2065),
            *range(0x2066, 0x2070), 0xFEFF, *range(0xFFF9, 0xFFFC))
-FORMAT_CHARS = "".join(map(chr, _FORMAT))
 _CONTROLS = (*range(32), *range(127, 160))
 
 # keep -> a str.translate table escaping every other control and format

@@ -40,7 +40,7 @@ class Field:
     original   a column the original thatch has (a new file creates these
                exactly as it does; the others are thatch_cli's additions)
     complete   the `thatch _complete` kind that offers its values (None: not completed)
-    check      the validate.py check an imported value passes (None: only its kind's)
+    check      the support/validate.py check an imported value passes (None: only its kind's)
     table      where it is stored: "entries" (a column), or "marks" (thatch sync's
                per-memory marks, kept beside entries in storage/sync.py, so they
                outlive a forget and writes by the original thatch reset them)
