@@ -72,7 +72,8 @@ def import_(
     """Import memories from JSONL (as written by export); embeds those without a usable vector."""
     import sys
 
-    from ..ops import jsonl, transfer
+    from ..memory import jsonl
+    from ..ops import transfer
     from .progress import STEP, ProgressBar
 
     total = None

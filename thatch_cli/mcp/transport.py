@@ -36,7 +36,7 @@ class Refused(Exception):
 def check(line: bytes | Any) -> str:
     """The line as text when it is a JSON-RPC message the SDK can take;
     Refused otherwise (under the request's id, null when it has none usable)."""
-    from ..ops.jsonl import TooLong
+    from ..memory.jsonl import TooLong
 
     if isinstance(line, TooLong):
         raise Refused(PARSE_ERROR, f"Parse error: a message longer than {MAX_LINE_BYTES // 1024 // 1024} MiB")
@@ -93,7 +93,7 @@ class Lines:
     def __init__(self, stream=None) -> None:
         import os
 
-        from ..ops.jsonl import lines
+        from ..memory.jsonl import lines
 
         # A reader of our own on a copy of fd 0: the interpreter, shutting
         # down with the reading thread still blocked, would otherwise wait

@@ -14,7 +14,6 @@ through support/validate.py, and returns a plain outcome with a `to_json()` shap
     extraction the agents' per-session queue of tool calls to extract memories from
     nudge      which memories relate to a prompt (flush-tools' recall nudge)
     pair_counts each store's last near-duplicate count, for the session-start reminder
-    jsonl      one line of an import, read into checked values
     history    earlier versions of a memory, and restoring one
     backup     verified copies of the database, and restoring one
     config     reading and changing settings

@@ -14,11 +14,11 @@ import random
 import time
 from typing import Any
 
+from ..memory import jsonl
 from ..storage import sync as table
 from ..support.errors import NotFound, ThatchError
 from ..support.slugs import slugify
 from ..sync import gitconfig, hlc, records, transport, tree
-from . import jsonl
 from .context import Context
 from .sync import Offline
 from .sync_repo import locked, repository

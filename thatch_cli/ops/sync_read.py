@@ -8,13 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..memory import jsonl
 from ..memory.records import SYNCED_FIELDS
 from ..storage import sync as table
 from ..support.textsafe import one_line
 from ..sync import hlc, merge, records, secrets
 from ..sync.records import Record
 from ..sync.tree import Snapshot
-from . import jsonl
 
 CACHE_FILE = "thatch-sync-cache.json"
 CACHE_VERSION = 1

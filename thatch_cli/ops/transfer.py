@@ -9,7 +9,7 @@ export then import into an empty database reproduces every row, verdicts
 and history included.
 
 Import reads lines in batches. Each line is checked as `remember` checks its
-input (ops/jsonl.py); a line that fails is reported with its number and
+input (memory/jsonl.py); a line that fails is reported with its number and
 skipped, the others are kept. Rows whose (store, slug) exists are skipped
 and reported unless overwrite is on; rows without a vector the current
 model can rank are embedded in one engine call per batch (the warm daemon
@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable
 
+from ..memory import jsonl
 from ..storage import readable
 from ..storage import transfer as table
 from ..support import validate
 from ..support.errors import DatabaseError, InvalidInput, ModelUnavailable
 from ..support.textsafe import json_safe
-from . import jsonl
 from .context import Context
 from .scope import detected, target
 
@@ -67,7 +67,7 @@ def export_stores(ctx: Context, store: str | None, all_stores: bool) -> list[str
 
 def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vectors: bool) -> ExportOutcome:
     """Every memory, then every dedup verdict and every kept earlier version
-    of the stores (ops/jsonl.py reads them back)."""
+    of the stores (memory/jsonl.py reads them back)."""
     db = ctx.db()
     outcome = ExportOutcome(stores=list(stores if stores is not None else db.store_names()), with_vectors=with_vectors)
 

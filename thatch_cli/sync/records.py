@@ -7,7 +7,7 @@ is), plus `author` (who wrote this version) and `hlc` (its hybrid logical
 clock stamp). A forgotten memory leaves a tombstone: `deleted: true` with
 its slug, label, author and stamp; absence is never a deletion.
 
-Files from the remote are read as an import reads a line (ops/jsonl.py:
+Files from the remote are read as an import reads a line (memory/jsonl.py:
 every check `remember` applies) and more: the file's name must be its
 label's slug in the right shard, and a file over MAX_RECORD_BYTES is refused
 unread.
@@ -20,8 +20,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..memory import jsonl
 from ..memory.records import SYNCED_FIELDS
-from ..ops import jsonl
 from ..support import validate
 from ..support.errors import InvalidInput
 from ..support.slugs import slugify
@@ -146,7 +146,7 @@ def check_author(value: Any) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_AUTHOR_CHARS:
         raise jsonl.Invalid(f"'author' must be a text of at most {MAX_AUTHOR_CHARS} characters")
-    if validate.control_characters(value) or jsonl._has_surrogate(value):
+    if validate.control_characters(value) or jsonl.has_surrogate(value):
         raise jsonl.Invalid("'author' contains a control character")
     return value
 
@@ -166,7 +166,7 @@ def parse(path: str, data: bytes, now: str) -> Record:
         raise jsonl.Invalid("missing or malformed 'hlc' stamp")
     author = check_author(raw.get("author"))
     if raw.get("deleted") is True:
-        label = jsonl._text(raw, "label", required=True)
+        label = jsonl.text_value(raw, "label", required=True)
         try:
             label = validate.label(label)
         except InvalidInput as exc:

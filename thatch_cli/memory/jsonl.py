@@ -19,11 +19,11 @@ import json
 import math
 from typing import Any, Callable
 
-from ..memory import fields
 from ..support import validate
 from ..support.clock import parse_ts
 from ..support.errors import InvalidInput
 from ..support.slugs import body_of, slugify
+from . import fields
 
 RECORD_KEY = "_record"
 MAX_LINE_CHARS = 500  # a one-line field's value (a model's name)
@@ -101,12 +101,12 @@ def decode(raw: bytes | str, first: bool) -> str:
             raise Invalid(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})") from None
     else:
         text = raw
-        if _has_surrogate(text):
+        if has_surrogate(text):
             raise Invalid("not valid UTF-8")
     return text[1:] if first and text.startswith("\ufeff") else text
 
 
-def _has_surrogate(text: str) -> bool:
+def has_surrogate(text: str) -> bool:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -122,7 +122,7 @@ def _checked(check: Callable[..., Any], *args: Any) -> Any:
         raise Invalid(exc.message) from None
 
 
-def _text(record: dict, name: str, *, required: bool = False, limit: int | None = None,
+def text_value(record: dict, name: str, *, required: bool = False, limit: int | None = None,
           one_line: bool = False) -> str | None:
     value = record.get(name)
     if value is None:
@@ -133,7 +133,7 @@ def _text(record: dict, name: str, *, required: bool = False, limit: int | None 
         raise Invalid(f"{name!r} must be a string")
     if required and not value.strip():
         raise Invalid(f"{name!r} is empty")
-    if _has_surrogate(value):
+    if has_surrogate(value):
         raise Invalid(f"{name!r} is not valid Unicode (a lone surrogate)")
     if limit is not None and len(value) > limit:
         raise Invalid(f"{name!r} is {len(value)} characters; the limit is {limit}")
@@ -154,7 +154,7 @@ def _integer(record: dict, name: str, default: int | None, low: int = INT64[0], 
 
 
 def _timestamp(record: dict, name: str, default: str | None) -> str | None:
-    value = _text(record, name, limit=64, one_line=True)
+    value = text_value(record, name, limit=64, one_line=True)
     if value is None:
         return default
     if parse_ts(value) is None:
@@ -206,7 +206,7 @@ def _scalar(name: str, value: Any, declared: str) -> Any:
             raise Invalid(f"{name!r} is not a finite number")
         return value
     if isinstance(value, str):
-        if _has_surrogate(value):
+        if has_surrogate(value):
             raise Invalid(f"{name!r} is not valid Unicode (a lone surrogate)")
         return value
     raise Invalid(f"{name!r} must be a scalar")
@@ -238,7 +238,7 @@ def _value(record: dict, field: fields.Field) -> Any:
     elif kind == "blob":
         value = vector(record.get(name), name)
     else:  # line, name: optional text
-        value = _text(record, name, limit=MAX_LINE_CHARS if kind == "line" else None, one_line=kind == "line")
+        value = text_value(record, name, limit=MAX_LINE_CHARS if kind == "line" else None, one_line=kind == "line")
     if field.check and value not in (None, ""):
         value = _checked(getattr(validate, field.check), value)
     return value
@@ -249,11 +249,11 @@ def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[
     the key and text first (the slug follows the label), then every other
     field by its kind; a missing creation time is `now`, a missing update
     time the creation time."""
-    label = _checked(validate.label, _text(record, "label", required=True))
-    content = _text(record, "content", required=True)
+    label = _checked(validate.label, text_value(record, "label", required=True))
+    content = text_value(record, "content", required=True)
     _checked(validate.content, body_of(label, content))
     slug = slugify(label)
-    given = _text(record, "slug", limit=validate.MAX_LABEL_CHARS * 4)
+    given = text_value(record, "slug", limit=validate.MAX_LABEL_CHARS * 4)
     if given is not None and given != slug:
         raise Invalid(f"slug {given!r} does not match its label {label!r} (which gives {slug!r})")
     values: dict[str, Any] = {"slug": slug, "store": store, "label": label, "content": content}
@@ -269,8 +269,8 @@ def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[
 
 
 def verdict(record: dict, store: str) -> dict[str, Any]:
-    a = _text(record, "slug_a", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
-    b = _text(record, "slug_b", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
+    a = text_value(record, "slug_a", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
+    b = text_value(record, "slug_b", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
     return {"store": store, "slug_a": min(a, b), "slug_b": max(a, b),
             "status": _verdict_status(record),
             "checked_at": _timestamp(record, "checked_at", None) or _missing("checked_at")}
@@ -278,7 +278,7 @@ def verdict(record: dict, store: str) -> dict[str, Any]:
 
 def _verdict_status(record: dict) -> str:
     """One a command can record: the original thatch's four, or `dedup keep`'s."""
-    status = _text(record, "status", required=True, limit=MAX_STATUS_CHARS, one_line=True)
+    status = text_value(record, "status", required=True, limit=MAX_STATUS_CHARS, one_line=True)
     if status != validate.DISTINCT:
         status = _checked(validate.status, status)
     return status
@@ -288,10 +288,10 @@ def version(record: dict, store: Callable[[str], str], now: str) -> dict[str, An
     """A kept earlier version: its memory's key and number, and the memory
     as it was (`store` maps a field name to the store to use for it)."""
     snapshot = memory(record, store("store"), now, {})
-    key_slug = _text(record, "memory_slug", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
+    key_slug = text_value(record, "memory_slug", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
     return {**snapshot, "memory_store": store("memory_store"), "memory_slug": key_slug,
             "version": _integer(record, "version", None, 1) or _missing("version"),
-            "event": _text(record, "event", required=True, limit=20, one_line=True),
+            "event": text_value(record, "event", required=True, limit=20, one_line=True),
             "recorded_at": _timestamp(record, "recorded_at", None) or _missing("recorded_at")}
 
 
