@@ -108,9 +108,20 @@ def minilm_path(minilm_folder) -> str:
     return minilm_folder
 
 
+# The real-world tier (`-m realworld`, run by CI after the default suite):
+# real host CLIs, a real sshd, and a smoke run of every benchmark script.
+REALWORLD = ("tests/hosts/", "tests/bench/", "tests/sync/test_ssh.py")
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """`-m "not model"` is the fast tier: a test that reaches the real model
-    (through any fixture) without the marker would slip into it."""
+    """Marks the real-world tier by folder (before -m deselects). `-m "not
+    model"` is the fast tier: a test that reaches the real model (through
+    any fixture) without the marker would slip into it."""
+    root = Path(__file__).resolve().parent.parent
+    for item in items:
+        if item.path.relative_to(root).as_posix().startswith(REALWORLD):
+            item.add_marker(pytest.mark.realworld)
     unmarked = [item.nodeid for item in items
                 if "minilm_path" in item.fixturenames and item.get_closest_marker("model") is None]
     if unmarked:
