@@ -27,14 +27,16 @@ import shutil
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from machine import ROOT, install_thatch  # noqa: E402
+
 CACHE = HERE / ".cache"
 BUN_PACKAGE = "bun@1.3.0"  # the 1.4.x packages ship an empty Linux binary
 STORE = "acme/widget"
@@ -43,26 +45,6 @@ MEMORIES = 30
 
 def log(message: str) -> None:
     print(f"[light] {message}", file=sys.stderr, flush=True)
-
-
-def install_thatch(work: Path) -> Path:
-    """A fresh virtualenv with thatch installed from a copy of this checkout
-    (building in the checkout would leave build/ behind); returns its bin/."""
-    venv = work / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    source = work / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, source / name)
-    shutil.copytree(ROOT / "thatch_cli", source / "thatch_cli", ignore=shutil.ignore_patterns("__pycache__"))
-    python = venv / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-                    str(source)], check=True)
-    purelib = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                  check=True, capture_output=True, text=True).stdout.strip())
-    # This interpreter's packages (dulwich for an identity cache miss), after thatch's own.
-    (purelib / "zz-bench-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    return venv / "bin"
 
 
 def original(repo: str) -> tuple[Path, Path] | None:

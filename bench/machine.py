@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import os
 import platform
+import shutil
+import subprocess
+import sys
+import sysconfig
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def cpu_name() -> str:
@@ -30,3 +36,23 @@ def describe(*, torch: bool = False) -> str:
 
         text += f"; torch {module.__version__}"
     return text
+
+
+def install_thatch(work: Path) -> Path:
+    """A fresh virtualenv with thatch installed from a copy of this checkout
+    (building in the checkout would leave build/ behind); returns its bin/."""
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    source = work / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    shutil.copytree(ROOT / "thatch_cli", source / "thatch_cli", ignore=shutil.ignore_patterns("__pycache__"))
+    python = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+                    str(source)], check=True)
+    purelib = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                  check=True, capture_output=True, text=True).stdout.strip())
+    # This interpreter's packages (dulwich for an identity cache miss), after thatch's own.
+    (purelib / "zz-bench-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return venv / "bin"

@@ -3,7 +3,8 @@
 `thatch flush-tools --host codex` runs before every prompt of an agent
 session (Claude Code's and Codex's UserPromptSubmit, Cursor's
 beforeSubmitPrompt), so the user waits for it each time. Measured as a host
-runs it (a whole process, Codex's JSON payload on stdin), interleaved with
+runs it (the console script of a fresh, not editable install, by its absolute
+path; a whole process, Codex's JSON payload on stdin), interleaved with
 `python -c pass`:
 
   * warm: the daemon up with the store cached, a prompt that matches
@@ -44,8 +45,8 @@ from thatch_cli.hot.agentio import DEFAULT_DEADLINE  # noqa: E402
 from thatch_cli.integrations.hosts.targets import HOOK_TIMEOUT  # noqa: E402
 
 import corpus  # noqa: E402
-from machine import describe  # noqa: E402
-from perf import THATCH, Bench, log, save_report, table  # noqa: E402
+from machine import describe, install_thatch  # noqa: E402
+from perf import Bench, log, save_report, table  # noqa: E402
 
 BUSY = "import os\nwhile True:\n    os.getpid()\n"
 
@@ -66,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     vectors, _ = corpus.unique_vectors(log=log)
     database = corpus.scratch_copy(corpus.database(args.size, vectors, corpus.model_path(), log=log), "nudge.sqlite")
     workdir = Path(tempfile.mkdtemp(prefix="thatch-nudge-", dir=corpus.CACHE))
+    # As hosts run it: the console script of an installed (not editable) copy, by its absolute path.
+    log("installing thatch into a fresh virtualenv")
+    thatch = [str(install_thatch(workdir) / "thatch")]
     bench = Bench(max(args.runs, 10), workdir)
     env = {**bench.env, "THATCH_DB": str(database)}
     started_at = datetime.now(timezone.utc)
@@ -78,17 +82,17 @@ def main(argv: list[str] | None = None) -> int:
                            "prompt": next(queries)})
 
     def nudge(run_env: dict | None = None) -> float:
-        return bench.run([*THATCH, "flush-tools", "--host", "codex"], run_env or env, input=payload())[0]
+        return bench.run([*thatch, "flush-tools", "--host", "codex"], run_env or env, input=payload())[0]
 
     def stop_daemon() -> None:
-        bench.run([*THATCH, "daemon", "stop"], env)
+        bench.run([*thatch, "daemon", "stop"], env)
 
     load: list[subprocess.Popen] = []
     try:
         log("starting the daemon (loads the model once)")
-        bench.run([*THATCH, "daemon", "start"], env)
+        bench.run([*thatch, "daemon", "start"], env)
         for _ in range(10):  # the first searches load the store into the daemon's cache
-            first = bench.run([*THATCH, "flush-tools", "--host", "codex"], env, input=payload())[1]
+            first = bench.run([*thatch, "flush-tools", "--host", "codex"], env, input=payload())[1]
             if "relate to this prompt" in first:
                 break
         else:
@@ -109,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             cold.append(nudge())
         stop_daemon()
         log("hung: the daemon stopped (SIGSTOP)")
-        started = bench.run([*THATCH, "daemon", "start", "--json"], env)[1]
+        started = bench.run([*thatch, "daemon", "start", "--json"], env)[1]
         pid = json.loads(started)["pid"]
         os.kill(pid, signal.SIGSTOP)
         try:

@@ -18,10 +18,13 @@ from __future__ import annotations
 import _socket
 import os
 import time
-from typing import Any, Callable, Mapping
 
 from ..support import settings
 from . import protocol, runtime
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook would pay ~2.5 ms to import typing
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
 
 CONNECT_TIMEOUT = 5.0
 REQUEST_TIMEOUT = 120.0  # the first request waits for the model to load

@@ -23,11 +23,9 @@ model loads on the first vector anyone asks for.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
 from ..support.errors import ModelUnavailable
 from .identity import legacy_family, local_identity
@@ -37,22 +35,24 @@ POOLINGS = ("cls", "mean")
 # How the original thatch pools, and so how thatch embeds the models it shares with it.
 ORIGINAL_POOLING = "mean"
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook would pay ~2.5 ms to import typing
 if TYPE_CHECKING:
+    from typing import Mapping, Protocol, Sequence
+
     import numpy as np
 
+    class Embedder(Protocol):
+        @property
+        def name(self) -> str: ...
+
+        @property
+        def dim(self) -> int: ...
+
+        def embed_query(self, text: str) -> "np.ndarray": ...
+
+        def embed_passages(self, texts: Sequence[str]) -> "np.ndarray": ...
+
 BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
-
-
-class Embedder(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def dim(self) -> int: ...
-
-    def embed_query(self, text: str) -> "np.ndarray": ...
-
-    def embed_passages(self, texts: Sequence[str]) -> "np.ndarray": ...
 
 
 def _split_pooling(name: str) -> tuple[str, str | None]:
@@ -305,11 +305,13 @@ class FakeEmbedder:
         return self._dim
 
     def _vector(self, text: str) -> "np.ndarray":
+        from hashlib import blake2b
+
         import numpy as np
 
         vector = np.zeros(self._dim, dtype=np.float32)
         for word in re.findall(r"\w+", text.lower()):
-            digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+            digest = blake2b(word.encode(), digest_size=8).digest()
             index = int.from_bytes(digest[:4], "little") % self._dim
             vector[index] += 1.0 if digest[4] & 1 else -1.0
         norm = float(np.linalg.norm(vector))

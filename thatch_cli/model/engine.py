@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from ..memory.records import Hit
 from ..support.errors import ModelUnavailable
@@ -22,24 +21,27 @@ from ..support.errors import ModelUnavailable
 # answer (a query embed plus a cached search take milliseconds).
 READY_TIMEOUT = 5.0
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook would pay ~2.5 ms to import typing
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
-class Host(Protocol):
-    """What an engine needs from its caller (a Context is one)."""
+    class Host(Protocol):
+        """What an engine needs from its caller (a Context is one)."""
 
-    env: Mapping[str, str]
-    wait_for_model: bool
-    degrade_under_load: bool
+        env: Mapping[str, str]
+        wait_for_model: bool
+        degrade_under_load: bool
 
-    @property
-    def db_path(self) -> Path: ...
+        @property
+        def db_path(self) -> Path: ...
 
-    def db(self): ...
+        def db(self): ...
 
-    def embedder(self): ...
+        def embedder(self): ...
 
-    def notice(self, text: str) -> None: ...
+        def notice(self, text: str) -> None: ...
 
-    def waiting(self, message: str): ...
+        def waiting(self, message: str): ...
 
 
 # What a person sees while an engine waits (Context.waiting; only after half a second).

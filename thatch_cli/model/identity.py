@@ -5,11 +5,13 @@ remembered per folder and file stamps, so a copy is hashed once."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: hooks import this module
+if TYPE_CHECKING:
+    from typing import Any
 
 _GENERIC_DIRS = {"model", "models", "snapshots", "onnx", "main"}
 _DECLARED = re.compile(r"^[\w.\-]+(/[\w.\-]+)?$")
@@ -56,6 +58,8 @@ def _weight_files(folder: Path) -> list[tuple[str, os.stat_result]]:
 
 
 def _fingerprint(folder: Path, files: list[tuple[str, os.stat_result]]) -> str:
+    import hashlib
+
     digest = hashlib.sha256()
     for relative, _ in files:
         digest.update(relative.encode("utf-8") + b"\0")

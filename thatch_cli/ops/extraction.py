@@ -25,7 +25,6 @@ Standard library only: the hooks that append run on every tool call.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -76,6 +75,8 @@ def session_key(session_id: str) -> str:
         plain = False
     if plain:
         return session_id
+    import hashlib  # only for an id that needs it: ~3 ms a hook should not pay for a plain uuid
+
     return "session-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
