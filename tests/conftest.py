@@ -108,20 +108,31 @@ def minilm_path(minilm_folder) -> str:
     return minilm_folder
 
 
-# The real-world tier (`-m realworld`, run by CI after the default suite):
-# real host CLIs, a real sshd, and a smoke run of every benchmark script.
+# The real-world tier, run with --realworld (the README's test command and
+# CI do): real host CLIs, a real sshd, and a smoke run of every benchmark script.
 REALWORLD = ("tests/hosts/", "tests/bench/", "tests/sync/test_ssh.py")
 
 
-@pytest.hookimpl(tryfirst=True)
+def pytest_addoption(parser):
+    parser.addoption("--realworld", action="store_true",
+                     help="also run the real-world tier: real host CLIs, a real sshd, every benchmark script")
+
+
 def pytest_collection_modifyitems(config, items):
-    """Marks the real-world tier by folder (before -m deselects). `-m "not
-    model"` is the fast tier: a test that reaches the real model (through
-    any fixture) without the marker would slip into it."""
+    """Marks the real-world tier by folder and leaves it out unless
+    --realworld is given. `-m "not model"` is the fast tier: a test that
+    reaches the real model (through any fixture) without the marker would
+    slip into it."""
     root = Path(__file__).resolve().parent.parent
+    left_out = []
     for item in items:
         if item.path.relative_to(root).as_posix().startswith(REALWORLD):
             item.add_marker(pytest.mark.realworld)
+            left_out.append(item)
+    if left_out and not config.getoption("--realworld"):
+        config.hook.pytest_deselected(items=left_out)
+        dropped = set(map(id, left_out))
+        items[:] = [item for item in items if id(item) not in dropped]
     unmarked = [item.nodeid for item in items
                 if "minilm_path" in item.fixturenames and item.get_closest_marker("model") is None]
     if unmarked:
