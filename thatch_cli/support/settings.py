@@ -175,8 +175,8 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("sync.review", "bool", True, "THATCH_SYNC_REVIEW",
             "Show a teammate's memory to agents by label only until 'thatch sync --review' accepts it."),
     Setting("sync.secret_rules", "str", "", "THATCH_SYNC_SECRET_RULES",
-            "A further gitleaks-format rules file (e.g. gitleaks' config/gitleaks.toml) for the credential"
-            " check before sharing."),
+            "A further gitleaks-format rules file (a newer gitleaks config, your own rules) for the credential"
+            " check before sharing, besides the bundled gitleaks and thatch rules."),
 )}
 
 

@@ -3,9 +3,11 @@ rule a keyword prefilter (lower-cased substrings; most memories skip every
 regex), a regular expression, and an entropy floor on the matched secret,
 so an ordinary note with a commit hash or an id passes.
 
-Rules are read in gitleaks' format: thatch's own (secret_rules.toml, next to
-this module) and, when setting sync.secret_rules names one, a further file
-such as gitleaks' maintained config/gitleaks.toml. Go's regular expressions
+Rules are read in gitleaks' format: gitleaks' own maintained set
+(gitleaks.toml, MIT, vendored with its licence and the commit it comes
+from), thatch's (secret_rules.toml: formats gitleaks does not cover, and
+the generic ones tuned for prose) and, when setting sync.secret_rules names
+one, a further file, such as a newer gitleaks config. Go's regular expressions
 allow a flag group such as `(?i)` in mid-pattern, which Python does not:
 such a flag is turned into a scoped group up to the end of its enclosing
 group. A rule that still does not compile is skipped and counted.
@@ -18,7 +20,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-RULES_FILE = Path(__file__).resolve().parent / "secret_rules.toml"
+HERE = Path(__file__).resolve().parent
+RULES_FILES = (HERE / "gitleaks.toml", HERE / "secret_rules.toml")
 
 
 class Rule:
@@ -42,8 +45,7 @@ class Rule:
         return next((g for g in match.groups() if g), match.group(0))
 
     def findings(self, text: str, lowered: str) -> list[Finding]:
-        if self.keywords and not any(k in lowered for k in self.keywords):
-            return []
+        """What this rule finds in `text` (its keywords are the caller's prefilter)."""
         found = []
         for match in self.pattern.finditer(text):
             secret = self.secret(match)
@@ -124,30 +126,45 @@ def go_regex(pattern: str) -> str:
 
 
 class Scanner:
+    """Rules indexed by keyword: each distinct keyword is looked for once per
+    text (gitleaks' rules share many), and only the rules of the keywords
+    found run their expressions."""
+
     def __init__(self, rules: list[Rule], skipped: int = 0) -> None:
         self.rules, self.skipped = rules, skipped
+        self._always = [rule for rule in rules if not rule.keywords]
+        self._by_keyword: dict[str, list[int]] = {}
+        for index, rule in enumerate(rules):
+            for keyword in rule.keywords:
+                self._by_keyword.setdefault(keyword, []).append(index)
 
     def scan(self, text: str) -> list[Finding]:
         lowered = text.lower()
+        picked = sorted({i for keyword, indexes in self._by_keyword.items() if keyword in lowered for i in indexes})
         found: list[Finding] = []
-        for rule in self.rules:
+        for rule in [*self._always, *(self.rules[i] for i in picked)]:
             found += rule.findings(text, lowered)
         return found
 
 
 def load(extra: str | None = None) -> Scanner:
-    """thatch's rules, plus those of the gitleaks-format file `extra`."""
+    """gitleaks' and thatch's rules, plus those of the gitleaks-format file `extra`."""
     import tomllib
+    import warnings
 
     rules: list[Rule] = []
     skipped = 0
-    for path in [RULES_FILE] + ([Path(extra).expanduser()] if extra else []):
+    for path in [*RULES_FILES, *([Path(extra).expanduser()] if extra else [])]:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
         stopwords = tuple(str(w).lower() for w in (data.get("allowlist") or {}).get("stopwords", ()))
         for spec in data.get("rules", []):
+            if "regex" not in spec:  # a rule on file names only (gitleaks' pkcs12-file): a memory has none
+                continue
             try:
-                rules.append(Rule(spec, stopwords))
+                with warnings.catch_warnings():  # a Go class such as [[:alpha:]-] is only a FutureWarning here
+                    warnings.simplefilter("ignore", FutureWarning)
+                    rules.append(Rule(spec, stopwords))
             except (re.error, KeyError, TypeError, ValueError):
                 skipped += 1
     return Scanner(rules, skipped)
