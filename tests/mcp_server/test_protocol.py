@@ -107,8 +107,14 @@ def test_errors_never_echo_a_huge_value(isolated_env):
 
 
 def test_sigint_stops_the_server_while_stdin_stays_open(isolated_env):
-    """It used to close stdout and linger until the host closed stdin."""
-    server = Raw(mcp_env(THATCH_STORE="acme/widget"))
+    """It used to close stdout and linger until the host closed stdin. (A
+    test run from a background job inherits SIGINT ignored, and a server
+    keeps a host's choice to ignore it: this host does not.)"""
+    previous = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        server = Raw(mcp_env(THATCH_STORE="acme/widget"))
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         server.process.send_signal(signal.SIGINT)
         started = time.monotonic()
