@@ -150,6 +150,9 @@ def remember(
         similar = answer.hits
     except ModelUnavailable as exc:
         notice = f"saved without a vector ({exc.message}); run 'thatch reindex' once the model loads"
+    # Stamped at the write, not before the embedding (seconds while a model
+    # loads): the history of an overwrite records its own write time.
+    memory.created_at = memory.updated_at = ctx.now()
     engine = ctx.engine()
     hint = engine.wants_save_hints
     before = db.store_version(store_name) if hint else 0
