@@ -91,16 +91,10 @@ def unarchive(
 
 
 def _one(ctx: Context, out: Output, label: str, archived: bool, store: str | None) -> None:
-    from ..ops.memories import set_flag
+    from .memories import set_flag_and_say
 
-    change = set_flag(ctx, label, "archived", archived, store)
-    if out.json_mode:
-        out.json(change.to_json())
-        return
-    m = change.memory
-    state = "archived" if archived else "live"
-    out.line(f"{'Archived' if archived else 'Restored'} {m.label!r} in {m.store}" if change.changed
-             else f"Unchanged: {m.label!r} in {m.store} was already {state}")
+    set_flag_and_say(ctx, out, label, "archived", archived, store, done="Archived" if archived else "Restored",
+                     state="archived" if archived else "live")
 
 
 def _count(change) -> str:

@@ -271,15 +271,23 @@ def unpin(ctx: Context, out: Output, *, label: Label, store_arg: StoreArg = None
 
 
 def _pinned(ctx: Context, out: Output, label: str, pinned: bool, store: str | None) -> None:
+    verb = "Pinned" if pinned else "Unpinned"
+    set_flag_and_say(ctx, out, label, "pinned", pinned, store, done=verb, state=verb.lower())
+
+
+def set_flag_and_say(ctx: Context, out: Output, label: str, field: str, value: bool, store: str | None, *,
+                     done: str, state: str) -> None:
+    """Set one flag of a memory (ops.memories.set_flag) and say so: `done`
+    when it changed ("Pinned"), `state` when it already was ("pinned")."""
     from ..ops.memories import set_flag
 
-    change = set_flag(ctx, label, "pinned", pinned, store)
+    change = set_flag(ctx, label, field, value, store)
     if out.json_mode:
         out.json(change.to_json())
         return
-    m, verb = change.memory, "Pinned" if pinned else "Unpinned"
-    out.line(f"{verb} {m.label!r} in {m.store}" if change.changed
-             else f"Unchanged: {m.label!r} in {m.store} was already {verb.lower()}")
+    m = change.memory
+    out.line(f"{done} {m.label!r} in {m.store}" if change.changed
+             else f"Unchanged: {m.label!r} in {m.store} was already {state}")
 
 
 @command("stores", examples=["thatch stores", "thatch stores --drop old/experiment"],
