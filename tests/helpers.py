@@ -20,6 +20,18 @@ FIXED_NOW = datetime(2026, 11, 30, 12, 0, 0, 123000, tzinfo=timezone.utc)
 ODD_EXE = "/opt/thatch's bin/with \\ slash/thatch"
 THATCH = str(Path(sys.executable).with_name("thatch"))
 
+# The original thatch's tables as it creates them (a file no thatch command has opened yet).
+ORIGINAL_SCHEMA = """
+CREATE TABLE stores (name TEXT PRIMARY KEY);
+INSERT INTO stores (name) VALUES ('global');
+CREATE TABLE entries (slug TEXT NOT NULL, store TEXT NOT NULL REFERENCES stores(name), label TEXT NOT NULL,
+  content TEXT NOT NULL, embedding BLOB, model TEXT, branch TEXT, confidence INTEGER,
+  archived INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+  recall_count INTEGER NOT NULL DEFAULT 0, last_recalled_at TEXT, PRIMARY KEY (slug, store));
+CREATE TABLE dedup_pairs (store TEXT NOT NULL, slug_a TEXT NOT NULL, slug_b TEXT NOT NULL, status TEXT NOT NULL,
+  checked_at TEXT NOT NULL, PRIMARY KEY (store, slug_a, slug_b));
+"""
+
 
 class BrokenEmbedder:
     """A model that cannot load, as offline with an uncached model."""

@@ -21,6 +21,8 @@ from thatch_cli.storage import backup as copies
 from thatch_cli.storage import schema
 from thatch_cli.storage.memories import MemoryDB
 
+from helpers import ORIGINAL_SCHEMA
+
 ENV = {"THATCH_STORE": "acme/widget"}
 
 
@@ -250,15 +252,7 @@ def test_restore_over_a_corrupt_database_keeps_its_bytes(cli, isolated_env, tmp_
 # -- the backup before an upgrade ------------------------------------------------------------------
 
 
-ORIGINAL = """
-CREATE TABLE stores (name TEXT PRIMARY KEY);
-INSERT INTO stores (name) VALUES ('global');
-CREATE TABLE entries (slug TEXT NOT NULL, store TEXT NOT NULL REFERENCES stores(name), label TEXT NOT NULL,
-  content TEXT NOT NULL, embedding BLOB, model TEXT, branch TEXT, confidence INTEGER,
-  archived INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-  recall_count INTEGER NOT NULL DEFAULT 0, last_recalled_at TEXT, PRIMARY KEY (slug, store));
-CREATE TABLE dedup_pairs (store TEXT NOT NULL, slug_a TEXT NOT NULL, slug_b TEXT NOT NULL, status TEXT NOT NULL,
-  checked_at TEXT NOT NULL, PRIMARY KEY (store, slug_a, slug_b));
+ORIGINAL = ORIGINAL_SCHEMA + """
 CREATE TABLE predictions (id INTEGER PRIMARY KEY, text TEXT);
 INSERT INTO entries (slug, store, label, content, model, created_at, updated_at)
   VALUES ('a', 'global', 'a', '# a\n\nfrom the original', 'Xenova/bge-small-en-v1.5', 't', 't');

@@ -22,7 +22,7 @@ from thatch_cli.memory.records import Memory
 from thatch_cli.storage.memories import MemoryDB
 from thatch_cli.support.errors import Conflict, NotFound
 
-from helpers import ODD_EXE, THATCH
+from helpers import ODD_EXE, ORIGINAL_SCHEMA, THATCH
 
 HOOKS = githooks.HOOK_NAMES
 
@@ -253,16 +253,7 @@ def test_a_database_no_thatch_command_upgraded_still_counts_and_reports(repo):
     db = Path(os.environ["THATCH_DB"])
     db.unlink()
     conn = sqlite3.connect(db)
-    conn.executescript("""
-        CREATE TABLE stores (name TEXT PRIMARY KEY);
-        INSERT INTO stores VALUES ('global'), ('acme/widget');
-        CREATE TABLE entries (slug TEXT NOT NULL, store TEXT NOT NULL REFERENCES stores(name), label TEXT NOT NULL,
-          content TEXT NOT NULL, embedding BLOB, model TEXT, branch TEXT, confidence INTEGER,
-          archived INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-          recall_count INTEGER NOT NULL DEFAULT 0, last_recalled_at TEXT, PRIMARY KEY (slug, store));
-        CREATE TABLE dedup_pairs (store TEXT NOT NULL, slug_a TEXT NOT NULL, slug_b TEXT NOT NULL,
-          status TEXT NOT NULL, checked_at TEXT NOT NULL, PRIMARY KEY (store, slug_a, slug_b));
-    """)
+    conn.executescript(ORIGINAL_SCHEMA + "INSERT INTO stores VALUES ('acme/widget');")
     for i in range(2):
         conn.execute("INSERT INTO entries (slug, store, label, content, branch, created_at, updated_at)"
                      " VALUES (?, 'acme/widget', ?, 'x', 'feat/login', 't', 't')", (f"n{i}", f"n{i}"))

@@ -16,6 +16,8 @@ import pytest
 from thatch_cli.storage import backup as copies
 from thatch_cli.storage import schema
 
+from helpers import ORIGINAL_SCHEMA
+
 ENV = {"THATCH_MODEL": "fake:64", "THATCH_STORE": "acme/widget", "THATCH_DAEMON": "0"}
 
 
@@ -134,15 +136,7 @@ def test_an_unreadable_schema_version_is_exit_6_and_copies_nothing(tmp_path, val
         sorted(p.name for p in tmp_path.iterdir()) == ["thatch.db"]
 
 
-ORIGINAL = """
-CREATE TABLE stores (name TEXT PRIMARY KEY);
-INSERT INTO stores (name) VALUES ('global');
-CREATE TABLE entries (slug TEXT NOT NULL, store TEXT NOT NULL REFERENCES stores(name), label TEXT NOT NULL,
-  content TEXT NOT NULL, embedding BLOB, model TEXT, branch TEXT, confidence INTEGER,
-  archived INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-  recall_count INTEGER NOT NULL DEFAULT 0, last_recalled_at TEXT, PRIMARY KEY (slug, store));
-CREATE TABLE dedup_pairs (store TEXT NOT NULL, slug_a TEXT NOT NULL, slug_b TEXT NOT NULL, status TEXT NOT NULL,
-  checked_at TEXT NOT NULL, PRIMARY KEY (store, slug_a, slug_b));
+ORIGINAL = ORIGINAL_SCHEMA + """
 INSERT INTO entries (slug, store, label, content, created_at, updated_at)
   VALUES ('a', 'global', 'a', '# a\n\nfrom the original', 't', 't');
 """
