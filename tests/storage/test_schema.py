@@ -122,56 +122,6 @@ def test_original_database_opens_in_place_and_keeps_every_row(tmp_path):
     assert [h.slug for h in lexical_hits(store, ["global"], "original", branch=None, include_archived=False, limit=5)] == ["new"]
 
 
-def test_a_pin_is_an_added_column_the_originals_sql_leaves_alone(tmp_path):
-    """thatch's `pinned` column comes after the original's, which keep their
-    order; the original names the columns it reads, overwrites with an
-    upsert (an UPDATE, so the pin stays) and forgets by deleting the row."""
-    from thatch_cli.memory.records import Memory
-    from thatch_cli.storage import maintenance
-
-    path = tmp_path / "thatch.db"
-    _seed(path, ORIGINAL_SCHEMA).close()
-    store = MemoryDB.open(path)
-    store.save(Memory(store="acme/widget", slug="deploy", label="Deploy", content="# Deploy\n\nmake deploy",
-                      created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z"),
-               overwrite=False, archived=None)
-    maintenance.set_flag(store, "acme/widget", "deploy", "pinned", True)
-    store.close()
-
-    conn = sqlite3.connect(path)
-    assert [row[1] for row in conn.execute("PRAGMA table_info(entries)")] == ORIGINAL_COLUMNS + ["pinned"]
-    listed = conn.execute("SELECT slug, label, branch, confidence, archived, updated_at FROM entries"
-                          " WHERE store = ? ORDER BY label", ("acme/widget",)).fetchall()
-    assert listed == [("deploy", "Deploy", None, None, 0, "2026-01-01T00:00:00.000Z")]
-    # The original's overwrite, and its recall stamp.
-    conn.execute(
-        """INSERT INTO entries (slug, store, label, content, embedding, model, branch, confidence, archived,
-                                created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT(slug, store) DO UPDATE SET label = excluded.label, content = excluded.content,
-               embedding = excluded.embedding, model = excluded.model,
-               branch = COALESCE(excluded.branch, entries.branch),
-               confidence = COALESCE(excluded.confidence, entries.confidence),
-               archived = COALESCE(?, entries.archived), updated_at = excluded.updated_at""",
-        ("deploy", "acme/widget", "Deploy", "# Deploy\n\nmake ship", VECTOR, "Xenova/bge-small-en-v1.5", None, 7,
-         0, "2026-02-01T00:00:00Z", "2026-02-01T00:00:00Z", None))
-    conn.execute("UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = ?"
-                 " WHERE (store, slug) IN (VALUES (?, ?))", ("2026-02-02T00:00:00Z", "acme/widget", "deploy"))
-    conn.commit()
-    store = MemoryDB.open(path)
-    memory = store.get("acme/widget", "deploy")
-    assert memory.pinned and memory.body == "make ship" and memory.confidence == 7 and memory.recall_count == 1
-    store.close()
-    # The original's forget, then its save of the same label: a new memory, not pinned.
-    conn.execute("DELETE FROM entries WHERE slug = ? AND store = ?", ("deploy", "acme/widget"))
-    conn.execute("INSERT INTO entries (slug, store, label, content, embedding, model, branch, confidence, archived,"
-                 " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                 ("deploy", "acme/widget", "Deploy", "# Deploy\n\nagain", None, None, None, None, 0,
-                  "2026-03-01T00:00:00Z", "2026-03-01T00:00:00Z"))
-    conn.commit()
-    conn.close()
-    assert MemoryDB.open(path).get("acme/widget", "deploy").pinned is False
-
-
 def test_older_schema_is_upgraded_in_place(tmp_path):
     path = tmp_path / "old.db"
     conn = _seed(path, OLDER_SCHEMA)

@@ -30,8 +30,8 @@ def _about(data: dict[str, Any]) -> list[str]:
 
 
 def _flags(memory: dict[str, Any]) -> list[str]:
-    """The flags (memory/fields.py) set on a memory's JSON: archived, pinned, private
-    (a teammate's unreviewed memory says so in its author note)."""
+    """The flags (memory/fields.py) set on a memory's JSON (a teammate's
+    unreviewed memory says so in its author note)."""
     return [f.json for f in FLAGS if memory.get(f.json) and f.name != "unreviewed"]
 
 

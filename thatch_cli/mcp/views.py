@@ -37,7 +37,7 @@ def memory(m: dict[str, Any], *, content: bool = True, withhold: bool = True) ->
         view["score"] = m["score"]
     if m.get("confidence") is not None:
         view["confidence"] = m["confidence"]
-    for flag in FLAGS:  # archived, pinned, private, unreviewed: only when set
+    for flag in FLAGS:  # only when set
         if m.get(flag.json):
             view[flag.json] = True
     if m.get("updated_at"):

@@ -39,6 +39,7 @@ class Field:
                telemetry and model-specific vectors do not)
     original   a column the original thatch has (a new file creates these
                exactly as it does; the others are thatch_cli's additions)
+    first      a flag whose memories `thatch list` puts before the rest
     complete   the `thatch _complete` kind that offers its values (None: not completed)
     check      the support/validate.py check an imported value passes (None: only its kind's)
     table      where it is stored: "entries" (a column), or "marks" (thatch sync's
@@ -47,16 +48,16 @@ class Field:
     """
 
     __slots__ = ("name", "sql", "kind", "default", "json", "brief", "history", "versioned", "overwrite",
-                 "exported", "synced", "original", "complete", "check", "table")
+                 "exported", "synced", "original", "first", "complete", "check", "table")
 
     def __init__(self, name: str, sql: str, kind: str, default: object = None, *, json: str | None = "",
                  brief: bool = False, history: bool = True, versioned: bool = False, overwrite: str | None = None,
-                 exported: bool | str = True, synced: bool = True, original: bool = True,
+                 exported: bool | str = True, synced: bool = True, original: bool = True, first: bool = False,
                  complete: str | None = None, check: str | None = None, table: str = "entries") -> None:
         self.name, self.sql, self.kind, self.default = name, sql, kind, default
         self.json = name if json == "" else json
         self.brief, self.history, self.versioned, self.overwrite = brief, history, versioned, overwrite
-        self.exported, self.synced, self.original = exported, synced, original
+        self.exported, self.synced, self.original, self.first = exported, synced, original, first
         self.complete, self.check, self.table = complete, check, table
 
     @property
@@ -102,7 +103,7 @@ FIELDS: tuple[Field, ...] = (
     # thatch_cli's: listed first, always in the agents' session-start reminder.
     # A pin is one person's choice of what their agents always see, so it is not shared.
     Field("pinned", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, versioned=True, overwrite="given",
-          synced=False, original=False),
+          synced=False, original=False, first=True),
     # thatch sync's marks: who wrote the current version when it came from a
     # teammate (None: written here), never shared, not yet reviewed here.
     Field("author", "TEXT", "line", brief=True, history=False, exported=False, synced=False, original=False,
@@ -118,6 +119,7 @@ NAMES: tuple[str, ...] = tuple(BY_NAME)
 ENTRIES = tuple(f for f in FIELDS if f.table == "entries")
 MARKS = tuple(f for f in FIELDS if f.table == "marks")
 ORIGINAL = tuple(f for f in FIELDS if f.original)
+FIRST = tuple(f for f in FIELDS if f.first)
 HISTORY = tuple(f for f in FIELDS if f.history)
 VERSIONED = tuple(f for f in FIELDS if f.versioned)
 SYNCED = tuple(f for f in FIELDS if f.synced)

@@ -1,5 +1,6 @@
 """Reading and changing single memories and stores: list, show, forget,
-archive/unarchive, pin/unpin, rename, stores, dropping an empty store.
+setting and clearing their flags (archive, pin), rename, stores, dropping
+an empty store.
 
 These run on every light command, so nothing here may import numpy,
 torch or sentence-transformers at module level (rename embeds through the
@@ -41,8 +42,9 @@ def list_memories(ctx: Context, store: str | None = None, *, branch: str | None 
                   all_stores: bool = False, limit: int | None = None) -> Listing:
     """A store's memories (--store, else the detected store), or every
     store's with `all_stores`: every branch's and unscoped ones (the default,
-    or `all_branches` said explicitly), or those scoped to one branch; pinned
-    ones first, each part newest first; at most `limit` of them."""
+    or `all_branches` said explicitly), or those scoped to one branch; those
+    with a `first` flag (memory/fields.py) first, each part newest first; at
+    most `limit` of them."""
     validate.one_of(**{"--store": store, "--all-stores": all_stores})
     validate.one_of(**{"--branch": branch is not None, "--this-branch": this_branch, "--all-branches": all_branches})
     if limit is not None:
@@ -50,7 +52,7 @@ def list_memories(ctx: Context, store: str | None = None, *, branch: str | None 
     name = None if all_stores else target(ctx, store)
     branch = branch_choice(ctx, branch, this_branch)
     db, stores = ctx.db(), None if name is None else [name]
-    found = db.list(stores, branch=branch, archived=archived, newest_first=True, pinned_first=True, limit=limit)
+    found = db.list(stores, branch=branch, archived=archived, newest_first=True, flagged_first=True, limit=limit)
     more = limit is not None and len(found) == limit
     return Listing(name, found, branch, db.list_count(stores, branch=branch, archived=archived) if more else None)
 
@@ -83,9 +85,8 @@ class FlagChange:
 
 def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None = None) -> FlagChange:
     """Set or clear a flag (memory/fields.py) of one memory of --store or the
-    detected store: archive it (kept as record, left out of recall) or
-    restore it, pin it (listed first, always in the agents' session-start
-    reminder) or unpin it. Doing it twice changes nothing."""
+    detected store (archive it, pin it; each flag's meaning is in
+    memory/fields.py). Doing it twice changes nothing."""
     from ..storage import maintenance
 
     memory = lookup(ctx, label, store, fallback=False)

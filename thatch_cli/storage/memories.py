@@ -206,18 +206,19 @@ class MemoryDB:
         branch: str | None = None,
         archived: bool | None = False,
         newest_first: bool = False,
-        pinned_first: bool = False,
+        flagged_first: bool = False,
         limit: int | None = None,
     ) -> list[Memory]:
         """Memories in `stores` (all when None), by store then newest first,
-        or `newest_first` across stores, `pinned_first` before the rest; at
+        or `newest_first` across stores, `flagged_first` puts memories with a
+        `first` flag (memory/fields.py) before the rest; at
         most `limit`. `branch` keeps only that branch's memories; `archived`
         None means both live and archived."""
         clause, args = self._list_filter(stores, branch, archived)
         order = "updated_at DESC, store, slug" if newest_first else "store, updated_at DESC, slug"
         names, select = self._select()
-        if pinned_first and "pinned" in names:
-            order = "pinned DESC, " + order
+        if flagged_first:
+            order = "".join(f"{f.column} DESC, " for f in fields.FIRST if f.column in names) + order
         tail = f" LIMIT {int(limit)}" if limit is not None else ""
         rows = self.readable_rows(f"{select} {clause} ORDER BY {order}{tail}", args, key=_STORE_SLUG)
         return self._marked([Memory.from_row(names, r) for r in rows])
