@@ -1,6 +1,6 @@
 """Reading and changing single memories and stores: list, show, forget,
-setting and clearing their flags (archive, pin), rename, stores, dropping
-an empty store.
+setting and clearing their flags (memory/fields.py), rename, stores,
+dropping an empty store.
 
 These run on every light command, so nothing here may import numpy,
 torch or sentence-transformers at module level (rename embeds through the
@@ -85,8 +85,8 @@ class FlagChange:
 
 def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None = None) -> FlagChange:
     """Set or clear a flag (memory/fields.py) of one memory of --store or the
-    detected store (archive it, pin it; each flag's meaning is in
-    memory/fields.py). Doing it twice changes nothing."""
+    detected store (each flag's meaning is in memory/fields.py). Doing it
+    twice changes nothing."""
     from ..storage import maintenance
 
     memory = lookup(ctx, label, store, fallback=False)
