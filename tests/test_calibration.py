@@ -49,15 +49,22 @@ def test_the_fitted_curve_through_quantiles_is_monotone_even_with_ties():
     assert fitted.ys == sorted(fitted.ys)
 
 
-def test_quantiles_weigh_related_and_unrelated_pairs_alike():
+def test_the_scale_follows_unrelated_pairs_to_their_top_then_related_ones():
     import numpy as np
 
-    from thatch_cli.calibration.fit import quantiles
+    from thatch_cli.calibration.fit import RELATED, TAIL, quantiles
 
-    related = np.array([True] * 10 + [False] * 990)
-    scores = np.where(related, 0.8, 0.1) + np.linspace(0, 0.01, 1000)
-    found = quantiles(scores, related, grid=5)
-    assert found[1] < 0.2 and found[3] > 0.7  # a quarter of the way up: unrelated; three quarters: related
+    rng = np.random.default_rng(7)
+    related = np.array([True] * 400 + [False] * 40_000)
+    scores = np.where(related, rng.uniform(0.3, 0.9, related.size), rng.uniform(-0.1, 0.4, related.size))
+    found = quantiles(scores, related)
+    low, high = found[:-RELATED], found[-RELATED:]
+    assert found == sorted(found) and low[0] == scores[~related].min()
+    # The unrelated pairs set the scale up to where only TAIL of them score higher.
+    assert np.count_nonzero(scores[~related] > low[-1]) == pytest.approx(TAIL, abs=1)
+    # Above it, the related pairs that score higher, from the lowest of them to the highest.
+    above = scores[related & (scores > low[-1])]
+    assert high[0] == above.min() and high[-1] == scores.max()
 
 
 def test_the_cache_is_per_model_and_sample(isolated_env):

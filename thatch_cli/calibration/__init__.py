@@ -49,7 +49,7 @@ HERE = Path(__file__).resolve().parent
 @lru_cache(maxsize=1)
 def reference() -> dict:
     """The reference model's quantiles on the sample (reference.json):
-    {"model", "sample", "probabilities", "query": [...], "passage": [...]}."""
+    {"model", "sample", "scheme", "query": [...], "passage": [...]}."""
     with open(HERE / "reference.json", encoding="utf-8") as fh:
         return json.load(fh)
 

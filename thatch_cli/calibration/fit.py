@@ -2,13 +2,22 @@
 sample's pairs, their quantiles, and the curve onto the reference scale
 (the package docstring explains the idea). Needs the model and numpy, so
 it runs where the model is loaded: the daemon at start-up, the in-process
-embedder on first use. About 500 texts: a second or two for a small model,
+embedder on first use. About 1,200 texts: a few seconds for a small model,
 once per model and machine.
 
-The pairs are weighted so that related and unrelated pairs each make up
-half of the distribution: the curve is then as firm among related scores
-(where the nudge and the near-duplicate cut-offs lie) as among unrelated
-ones (where the relevance floor lies).
+The scale is anchored on the unrelated pairs (every query with every other
+item's note: about 160,000 of them), matched quantile by quantile up to
+where only TAIL of them score higher, with the points packed towards that
+top. So a score says how rarely two unrelated texts reach it, whatever the
+model: the relevance floor and the nudge are cut-offs on the unrelated
+texts a prompt or query meets, which is what they decide about. The scale
+above that point, where unrelated pairs run out (a near-duplicate, a close
+paraphrase), is matched on the related pairs that score above it. Matching
+the related pairs everywhere would tie the scale to how the sample's
+writers paraphrased: the sample's two halves, written apart, put
+all-mpnet-base-v2's nudge cut-off at raw cosines 0.47 and 0.52 that way,
+and at 0.456 and 0.461 anchored on the unrelated pairs
+(docs/recall.md#calibration).
 """
 
 from __future__ import annotations
@@ -22,8 +31,11 @@ from . import HERE, KINDS, Calibration, Curve, reference
 if TYPE_CHECKING:
     import numpy as np
 
-# Quantiles compared per kind: every half percent of the weighted pairs.
-GRID = 201
+# The unrelated pairs set the scale up to where TAIL of them score higher;
+# the related pairs above that point, at RELATED quantiles, set the rest.
+TAIL = 50
+RELATED = 101
+SCHEME = f"unrelated to the top {TAIL}, then related at {RELATED} quantiles"
 
 
 def _sample_bytes() -> bytes:
@@ -31,7 +43,9 @@ def _sample_bytes() -> bytes:
 
 
 def sample_hash() -> str:
-    return hashlib.sha256(_sample_bytes()).hexdigest()[:12]
+    """The sample and the way it is measured: a cached calibration of
+    another version is measured again."""
+    return hashlib.sha256(_sample_bytes() + SCHEME.encode()).hexdigest()[:12]
 
 
 def sample_items() -> list[dict[str, str]]:
@@ -67,16 +81,26 @@ def pair_scores(embedder: Any) -> dict[str, tuple["np.ndarray", "np.ndarray"]]:
     return found
 
 
-def quantiles(scores: "np.ndarray", related: "np.ndarray", grid: int = GRID) -> list[float]:
-    """The scores at `grid` evenly spaced probabilities of the distribution
-    in which related and unrelated pairs weigh half each."""
+def _tail_probabilities(count: int) -> "np.ndarray":
+    """Evenly every percent to 99%, then log-spaced on towards the top,
+    up to where TAIL of `count` scores lie above."""
     import numpy as np
 
-    weights = np.where(related, 0.5 / related.sum(), 0.5 / (~related).sum())
-    order = np.argsort(scores, kind="stable")
-    ranked, weights = scores[order], weights[order]
-    position = np.cumsum(weights) - weights / 2  # each score at the middle of its weight
-    return np.interp(np.linspace(0.0, 1.0, grid), position, ranked).tolist()
+    top = max(1.0 - TAIL / count, 0.99) if count else 0.99
+    steps = np.logspace(-2, np.log10(max(1.0 - top, 1e-12)), 81)
+    return np.unique(np.concatenate([np.linspace(0.0, 0.99, 100), 1.0 - steps]))
+
+
+def quantiles(scores: "np.ndarray", related: "np.ndarray") -> list[float]:
+    """The unrelated pairs' scores at _tail_probabilities, then the related
+    pairs' that lie above the last of them, at RELATED even quantiles."""
+    import numpy as np
+
+    unrelated = scores[~related]
+    low = np.quantile(unrelated, _tail_probabilities(unrelated.size))
+    above = scores[related & (scores > low[-1])]
+    high = np.quantile(above if above.size else low[-1:], np.linspace(0.0, 1.0, RELATED))
+    return [*low.tolist(), *high.tolist()]
 
 
 def measure(embedder: Any) -> dict[str, list[float]]:
@@ -114,4 +138,4 @@ def reference_document(embedder: Any) -> dict:
     """reference.json's content, measured with `embedder` (the reference model)."""
     measured = measure(embedder)
     return {"model": embedder.name.split("@")[0], "identity": embedder.name, "sample": sample_hash(),
-            "probabilities": GRID, **{kind: [round(v, 6) for v in values] for kind, values in measured.items()}}
+            "scheme": SCHEME, **{kind: [round(v, 6) for v in values] for kind, values in measured.items()}}
