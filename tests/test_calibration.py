@@ -67,6 +67,21 @@ def test_the_scale_follows_unrelated_pairs_to_their_top_then_related_ones():
     assert high[0] == above.min() and high[-1] == scores.max()
 
 
+def test_the_reference_was_measured_on_the_bundled_sample_the_current_way():
+    """A sample or scheme change without `python bench/calibration_reference.py`
+    would make every model's first fit fail."""
+    from thatch_cli.calibration.fit import RELATED, TAIL, _tail_probabilities, sample_hash, sample_items
+
+    ref = calibration.reference()
+    assert ref["sample"] == sample_hash()
+    count = len(sample_items())
+    unrelated = count * (count - 1)
+    for kind in KINDS:
+        assert len(ref[kind]) == len(_tail_probabilities(unrelated)) + RELATED
+        assert ref[kind] == sorted(ref[kind])
+    assert count >= 300 and TAIL < unrelated / 1000
+
+
 def test_the_cache_is_per_model_and_sample(isolated_env):
     assert calibration.lookup(isolated_env, "some-model@abc") is None
     measured = Calibration("some-model@abc", {kind: Curve([-1.0, 0.5, 1.0], [-1.0, 0.2, 1.0]) for kind in KINDS},
