@@ -196,6 +196,41 @@ def test_a_squeezed_model_decides_exactly_as_the_reference(minilm_path, squeezed
     assert all(uncalibrated[p]["nudge"] for p in PROMPTS) and uncalibrated[PROMPTS[5]]["recall"]
 
 
+def test_measuring_a_model_says_why_at_a_terminal_and_only_the_first_time(monkeypatch, isolated_env, tmp_path):
+    """The first command with a new model waits a few seconds for the
+    measurement: at a terminal it says so; pipes and logs get nothing."""
+    import io
+
+    from thatch_cli.calibration import fit as fitting
+
+    measured = []
+
+    def fake_fit(embedder):
+        measured.append(embedder.name)
+        return Calibration(embedder.name, dict.fromkeys(KINDS, IDENTITY_CURVE), sample=calibration.sample_version())
+
+    monkeypatch.setattr(fitting, "fit", fake_fit)
+    folder = tmp_path / "some-model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for stream, first in ((io.StringIO(), True), (Terminal(), True), (Terminal(), False)):
+        if first:
+            calibration.cache_path(isolated_env).unlink(missing_ok=True)
+        monkeypatch.setattr(sys, "stderr", stream)
+        SentenceTransformerEmbedder(str(folder), env=isolated_env).calibration()
+        said = stream.getvalue()
+        if first and stream.isatty():
+            assert said.startswith("thatch: measuring ") and said.count("\n") == 1
+        else:
+            assert said == ""
+    assert len(measured) == 2  # the third found it cached
+
+
 def test_the_test_embedder_is_its_own_scale():
     found = calibration.of(FakeEmbedder(16))
     assert found.measured and found.curves["passage"] is IDENTITY_CURVE
