@@ -196,12 +196,12 @@ def test_a_squeezed_model_decides_exactly_as_the_reference(minilm_path, squeezed
     assert all(uncalibrated[p]["nudge"] for p in PROMPTS) and uncalibrated[PROMPTS[5]]["recall"]
 
 
-def test_measuring_a_model_says_why_at_a_terminal_and_only_the_first_time(monkeypatch, isolated_env, tmp_path):
+def test_measuring_a_model_is_a_wait_of_its_own_and_happens_once(monkeypatch, isolated_env, tmp_path):
     """The first command with a new model waits a few seconds for the
-    measurement: at a terminal it says so; pipes and logs get nothing."""
-    import io
-
+    measurement: the wait indicator (a spinner at a terminal, nothing on a
+    pipe or with --json) says so; the next command reads the cache."""
     from thatch_cli.calibration import fit as fitting
+    from thatch_cli.model.engine import MEASURING
 
     measured = []
 
@@ -213,22 +213,24 @@ def test_measuring_a_model_says_why_at_a_terminal_and_only_the_first_time(monkey
     folder = tmp_path / "some-model"
     folder.mkdir()
     (folder / "config.json").write_text("{}")
+    shown = []
 
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
+    class Shown:
+        def __init__(self, message):
+            shown.append(message)
 
-    for stream, first in ((io.StringIO(), True), (Terminal(), True), (Terminal(), False)):
-        if first:
-            calibration.cache_path(isolated_env).unlink(missing_ok=True)
-        monkeypatch.setattr(sys, "stderr", stream)
-        SentenceTransformerEmbedder(str(folder), env=isolated_env).calibration()
-        said = stream.getvalue()
-        if first and stream.isatty():
-            assert said.startswith("thatch: measuring ") and said.count("\n") == 1
-        else:
-            assert said == ""
-    assert len(measured) == 2  # the third found it cached
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+    for _ in range(2):
+        ctx = Context(env={**isolated_env, "THATCH_DAEMON": "0"}, cwd=tmp_path, indicator=Shown,
+                      embedder_factory=lambda env: SentenceTransformerEmbedder(str(folder), env=env))
+        ctx.engine().calibration()
+        ctx.close()
+    assert shown == [MEASURING, MEASURING] and len(measured) == 1  # the second found it cached
 
 
 def test_the_test_embedder_is_its_own_scale():

@@ -17,7 +17,7 @@ the related pairs everywhere would tie the scale to how the sample's
 writers paraphrased: the sample's two halves, written apart, put
 all-mpnet-base-v2's nudge cut-off at raw cosines 0.47 and 0.52 that way,
 and at 0.456 and 0.461 anchored on the unrelated pairs
-(docs/recall.md#calibration).
+(docs/recall.md, "One scale for every model").
 """
 
 from __future__ import annotations

@@ -254,8 +254,6 @@ class SentenceTransformerEmbedder:
 
             found = calibration.lookup(self._env, self.name)
             if found is None:
-                _tell_terminal(f"thatch: measuring {self._source} on the calibration sample, once for this model"
-                          " (a few seconds)")
                 found = fit(self)
                 calibration.remember(self._env, found)
             self._calibration = found
@@ -269,17 +267,6 @@ class SentenceTransformerEmbedder:
             texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
         return np.asarray(vectors, dtype=np.float32)
-
-
-def _tell_terminal(text: str) -> None:
-    """A pause someone is waiting through at a terminal gets a reason;
-    pipes, logs and agents' hooks get nothing."""
-    import sys
-
-    from ..support.textsafe import one_line
-
-    if sys.stderr is not None and sys.stderr.isatty():
-        print(one_line(text), file=sys.stderr, flush=True)
 
 
 def _pool_like_original(model) -> None:

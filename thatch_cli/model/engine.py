@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 # What a person sees while an engine waits (Context.waiting; only after half a second).
 IN_PROCESS = "loading the embedding model"
 DAEMON = "waiting for the background model process"
+# The first use of a model on a machine also measures it (calibration/fit.py, a few seconds).
+MEASURING = "measuring the embedding model (once per model)"
 
 # Plain classes, not dataclasses: building a dataclass compiles its methods
 # at import, ~0.4 ms each on every `thatch recall`.
@@ -119,6 +121,7 @@ class LocalEngine:
                 vector = torch_threads.run(1, embedder.embed_query, query)
             else:
                 vector = torch_threads.run(None, embedder.embed_passages, [passage or ""])[0]
+        with self.ctx.waiting(MEASURING):
             calibration = calibration_of(embedder)
         space = model_space(embedder.name)
         dim = int(vector.shape[-1])
@@ -161,7 +164,7 @@ class LocalEngine:
         from ..calibration import of as calibration_of
 
         embedder = self.ctx.embedder()
-        with self.ctx.waiting(IN_PROCESS):
+        with self.ctx.waiting(MEASURING):
             return calibration_of(embedder)
 
     def close(self) -> None:
