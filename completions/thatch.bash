@@ -5,7 +5,7 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unarchive unpin' ;;
+        '') _thatch_r='anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unanchor unarchive unpin' ;;
         'completion') _thatch_r='install show' ;;
         'config') _thatch_r='get list path set unset' ;;
         'daemon') _thatch_r='start status stop' ;;
@@ -19,6 +19,7 @@ _thatch_subcommands() {
 _thatch_options() {
     case $1 in
         '') _thatch_r='--help -h --version -V -v' ;;
+        'anchor') _thatch_r='--refresh --store -s --global -g --json --help -h' ;;
         'archive') _thatch_r='--branch -b --this-branch --store -s --global -g --json --help -h' ;;
         'backup') _thatch_r='--json --help -h' ;;
         'completion') _thatch_r='--help -h' ;;
@@ -57,7 +58,7 @@ _thatch_options() {
         'private') _thatch_r='--store -s --global -g --json --help -h' ;;
         'recall') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --limit -n --include-archived --mode -m --floor --show-weak --budget --json --help -h' ;;
         'reindex') _thatch_r='--store -s --global -g --json --help -h' ;;
-        'remember') _thatch_r='--store -s --global -g --create --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --pin --private --json --help -h' ;;
+        'remember') _thatch_r='--store -s --global -g --create --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --pin --private --file -f --json --help -h' ;;
         'rename') _thatch_r='--store -s --global -g --json --help -h' ;;
         'rescope') _thatch_r='--from --to --unscoped --store -s --global -g --json --help -h' ;;
         'restore') _thatch_r='--json --help -h' ;;
@@ -69,6 +70,7 @@ _thatch_options() {
         'status') _thatch_r='--json --help -h' ;;
         'stores') _thatch_r='--drop --json --help -h' ;;
         'sync') _thatch_r='--remote --yes -y --dry-run -n --review --accept --accept-all --allow --json --help -h' ;;
+        'unanchor') _thatch_r='--store -s --global -g --json --help -h' ;;
         'unarchive') _thatch_r='--store -s --global -g --json --help -h' ;;
         'unpin') _thatch_r='--store -s --global -g --json --help -h' ;;
         *) _thatch_r='--help -h' ;;
@@ -82,9 +84,9 @@ _thatch_option_value() {
         'archive|--branch'|'archive|-b'|'list|--branch'|'list|-b'|'recall|--branch'|'recall|-b'|'remember|--branch'|'remember|-b'|'rescope|--from'|'rescope|--to') _thatch_r=branches ;;
         'dedup mark|--status') _thatch_r='choices:duplicate supplement contradiction unrelated' ;;
         'recall|--mode'|'recall|-m'|'search|--mode'|'search|-m') _thatch_r='choices:hybrid semantic lexical' ;;
-        'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo') _thatch_r=files ;;
+        'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo'|'remember|--file'|'remember|-f') _thatch_r=files ;;
         'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'list|--limit'|'list|-n'|'mcp|--max-chars'|'mcp|--lock-wait'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version'|'search|--limit'|'search|-n'|'sync|--remote'|'sync|--accept'|'sync|--allow') _thatch_r=none ;;
-        'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'pin|--store'|'pin|-s'|'private|--store'|'private|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'share|--store'|'share|-s'|'show|--store'|'show|-s'|'stores|--drop'|'unarchive|--store'|'unarchive|-s'|'unpin|--store'|'unpin|-s') _thatch_r=stores ;;
+        'anchor|--store'|'anchor|-s'|'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'pin|--store'|'pin|-s'|'private|--store'|'private|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'share|--store'|'share|-s'|'show|--store'|'show|-s'|'stores|--drop'|'unanchor|--store'|'unanchor|-s'|'unarchive|--store'|'unarchive|-s'|'unpin|--store'|'unpin|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;
     esac
 }
@@ -92,13 +94,13 @@ _thatch_option_value() {
 # What argument $2 (counting from 0) of command path $1 takes.
 _thatch_argument() {
     case "$1|$2" in
-        'help|0') _thatch_r='choices:archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unarchive unpin' ;;
+        'help|0') _thatch_r='choices:anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unanchor unarchive unpin' ;;
         'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
         'setup|0') _thatch_r='choices:claude cursor codex' ;;
         'sync|0') _thatch_r='choices:init status off purge' ;;
         'config get|0'|'config set|0'|'config unset|0') _thatch_r='choices:model daemon.enabled daemon.idle daemon.warm recall.floor recall.limit duplicates.threshold history.keep backup.keep nudge.threshold mcp.max_chars sync.timeout sync.auto_push sync.branches sync.review sync.secret_rules' ;;
-        'backup|0'|'import|0'|'restore|0') _thatch_r=files ;;
-        'archive|0'|'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'edit|0'|'forget|0'|'history|0'|'pin|0'|'private|0'|'remember|0'|'rename|0'|'restore-memory|0'|'share|0'|'show|0'|'sync|1'|'unarchive|0'|'unpin|0') _thatch_r=labels ;;
+        'anchor|1'|'backup|0'|'import|0'|'restore|0'|'unanchor|1') _thatch_r=files ;;
+        'anchor|0'|'archive|0'|'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'edit|0'|'forget|0'|'history|0'|'pin|0'|'private|0'|'remember|0'|'rename|0'|'restore-memory|0'|'share|0'|'show|0'|'sync|1'|'unanchor|0'|'unarchive|0'|'unpin|0') _thatch_r=labels ;;
         'edit|1'|'forget|1'|'list|0'|'pin|1'|'search|1'|'show|1'|'unpin|1') _thatch_r=stores ;;
         *) _thatch_r=none ;;
     esac

@@ -5,7 +5,7 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unarchive unpin
+            printf '%s\n' anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unanchor unarchive unpin
         case 'completion'
             printf '%s\n' install show
         case 'config'
@@ -22,7 +22,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'list|--limit' 'list|-n' 'mcp|--max-chars' 'mcp|--lock-wait' 'pin|--store' 'pin|-s' 'private|--store' 'private|-s' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'share|--store' 'share|-s' 'show|--store' 'show|-s' 'stores|--drop' 'sync|--remote' 'sync|--accept' 'sync|--allow' 'unarchive|--store' 'unarchive|-s' 'unpin|--store' 'unpin|-s'
+        case 'anchor|--store' 'anchor|-s' 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'list|--limit' 'list|-n' 'mcp|--max-chars' 'mcp|--lock-wait' 'pin|--store' 'pin|-s' 'private|--store' 'private|-s' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'remember|--file' 'remember|-f' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'share|--store' 'share|-s' 'show|--store' 'show|-s' 'stores|--drop' 'sync|--remote' 'sync|--accept' 'sync|--allow' 'unanchor|--store' 'unanchor|-s' 'unarchive|--store' 'unarchive|-s' 'unpin|--store' 'unpin|-s'
             return 0
     end
     return 1
@@ -106,6 +106,7 @@ complete -c thatch -n '__thatch_at \'\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'\'' -l version -d 'Show the version and exit'
 complete -c thatch -n '__thatch_at \'\'' -s V -d 'Show the version and exit'
 complete -c thatch -n '__thatch_at \'\'' -s v -d 'Show the version and exit'
+complete -c thatch -n '__thatch_arg \'\' 0' -a anchor -d 'Anchor a memory to the code it describes: a file, or lines of one'
 complete -c thatch -n '__thatch_arg \'\' 0' -a archive -d 'Archive one memory, or every live memory of a branch: kept as record, left out of recall and hygiene'
 complete -c thatch -n '__thatch_arg \'\' 0' -a backup -d 'Copy the database to a verified backup file, while it stays in use (never overwrites a file)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a completion -d 'Shell completion for bash, zsh and fish'
@@ -140,8 +141,19 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a show -d 'Print one memory in full
 complete -c thatch -n '__thatch_arg \'\' 0' -a status -d 'Show what thatch uses here: database and schema, model and its identity, cut-offs, daemon, hooks, agents, backups'
 complete -c thatch -n '__thatch_arg \'\' 0' -a stores -d 'List stores with their memory counts and last update (tab-separated when piped)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a sync -d 'Share this repository\'s memories with your team through its own git remote'
+complete -c thatch -n '__thatch_arg \'\' 0' -a unanchor -d 'Remove a memory\'s anchors (all, or those on one file); the memory stays'
 complete -c thatch -n '__thatch_arg \'\' 0' -a unarchive -d 'Bring an archived memory back into recall (restoring a live one changes nothing)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a unpin -d 'Unpin a memory (unpinning one that is not pinned changes nothing)'
+complete -c thatch -n '__thatch_at \'anchor\'' -l refresh -d 'Take the memory\'s anchors afresh from the code as it is now (following moved lines and renamed files)'
+complete -c thatch -n '__thatch_at \'anchor\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'anchor\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'anchor\'' -l global -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'anchor\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'anchor\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'anchor\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'anchor\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'anchor\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_arg \'anchor\' 1' -F -d 'Files (in a git checkout), each optionally with a line range'
 complete -c thatch -n '__thatch_at \'archive\'' -l branch -r -f -a '(__thatch_values branches)' -d 'Archive every live memory of this branch instead'
 complete -c thatch -n '__thatch_at \'archive\'' -s b -r -f -a '(__thatch_values branches)' -d 'Archive every live memory of this branch instead'
 complete -c thatch -n '__thatch_at \'archive\'' -l this-branch -d 'Archive every live memory of the current branch'
@@ -283,7 +295,7 @@ complete -c thatch -n '__thatch_arg \'forget\' 0' -f -a '(__thatch_values labels
 complete -c thatch -n '__thatch_arg \'forget\' 1' -f -a '(__thatch_values stores)'
 complete -c thatch -n '__thatch_at \'help\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'help\'' -s h -d 'Show help and exit'
-complete -c thatch -n '__thatch_arg \'help\' 0' -f -a 'archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unarchive unpin' -d 'The command (or group and command) to explain'
+complete -c thatch -n '__thatch_arg \'help\' 0' -f -a 'anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unanchor unarchive unpin' -d 'The command (or group and command) to explain'
 complete -c thatch -n '__thatch_at \'history\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'history\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'history\'' -l global -d 'Short for --store global'
@@ -412,6 +424,8 @@ complete -c thatch -n '__thatch_at \'remember\'' -l archived -d 'Archive (or res
 complete -c thatch -n '__thatch_at \'remember\'' -l no-archived -d 'Negate --archived'
 complete -c thatch -n '__thatch_at \'remember\'' -l pin -d 'Pin it: listed first, always in an agent\'s session-start reminder'
 complete -c thatch -n '__thatch_at \'remember\'' -l private -d 'Keep it on this machine: thatch sync never shares it'
+complete -c thatch -n '__thatch_at \'remember\'' -l file -r -F -d 'Anchor it to the code it describes: a file in a git checkout, optionally a line range (repeatable)'
+complete -c thatch -n '__thatch_at \'remember\'' -s f -r -F -d 'Anchor it to the code it describes: a file in a git checkout, optionally a line range (repeatable)'
 complete -c thatch -n '__thatch_at \'remember\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'remember\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'remember\'' -s h -d 'Show help and exit'
@@ -502,6 +516,15 @@ complete -c thatch -n '__thatch_at \'sync\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'sync\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'sync\' 0' -f -a 'init status off purge' -d 'init, status, off or purge LABEL; none: sync now'
 complete -c thatch -n '__thatch_arg \'sync\' 1' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_at \'unanchor\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'unanchor\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'unanchor\'' -l global -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'unanchor\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'unanchor\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'unanchor\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'unanchor\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'unanchor\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_arg \'unanchor\' 1' -F -d 'Only the anchors on this file (default: all)'
 complete -c thatch -n '__thatch_at \'unarchive\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'unarchive\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'unarchive\'' -l global -d 'Short for --store global'

@@ -17,6 +17,7 @@ Command modules (declaration, body and output of each command):
 
     memories   remember, list, show, forget, stores, reindex
     edit       edit, rename
+    anchors    anchor, unanchor
     recall     recall
     search     search (the original thatch's spelling of recall)
     tidy       hygiene, duplicates

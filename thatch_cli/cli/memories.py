@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     'thatch remember                      # on a terminal: opens $EDITOR',
     'thatch remember --global "Python style" "Black, line length 100."',
     'thatch remember --pin "Handoff" "Next: finish the migration, then drop the old table."',
+    'thatch remember "parse_config ignores unknown keys" --file src/config.py:40-75',
 ], json=f"status (created, replaced or unchanged), memory ({FULL}), has_vector, similar (briefs with score),"
         " store_created, notices")
 def remember(
@@ -53,11 +54,16 @@ def remember(
                                             help="Archive (or restore) it; required when updating an archived memory.")] = None,
     pin: Annotated[bool, Option("--pin", help="Pin it: listed first, always in an agent's session-start reminder.")] = False,
     private: Annotated[bool, Option("--private", help="Keep it on this machine: thatch sync never shares it.")] = False,
+    file: Annotated[list[str] | None, Option("--file", "-f", metavar="PATH[:START-END]", show_default=False,
+                                             help="Anchor it to the code it describes: a file in a git checkout,"
+                                                  " optionally a line range (repeatable).")] = None,
     as_json: Json = False,
 ) -> None:
     """Save a memory. Saving the same label and text again changes nothing and says "unchanged".
 
     With one argument, that argument is the content, on a terminal as in a script: its first Markdown heading (or first line) becomes the label, cut at a word boundary to 80 characters. On a terminal, `thatch remember` with no content at all opens $VISUAL or $EDITOR (as git commit does): the first heading is the label, the rest the content.
+
+    With --file, the memory is anchored to that code (see `thatch anchor`): a file outside any git checkout is an error (exit 2) and nothing is saved; --overwrite with --file replaces the anchors, without it keeps them.
 
     A label that exists already is an error (exit 4) unless --overwrite. A --store that does not exist yet is created, and the output says so; when its name is close to an existing store's (a typo?), thatch asks first on a terminal, and elsewhere refuses with a did-you-mean (exit 3) unless --create."""
     from ..ops.remember import remember as save
@@ -66,7 +72,8 @@ def remember(
     near = (lambda name, found: True) if create else (
         (lambda name, found: _confirm_new_store(ctx, name, found)) if on_terminal(ctx) else (lambda name, found: False))
     options = {"store": store, "branch": branch, "this_branch": this_branch, "confidence": confidence,
-               "overwrite": overwrite, "archived": archived, "pin": pin, "private": private, "near_store": near}
+               "overwrite": overwrite, "archived": archived, "pin": pin, "private": private, "near_store": near,
+               "files": file or ()}
     if label is None and content is None:
         if not on_terminal(ctx):
             raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
@@ -183,7 +190,8 @@ def list_(
     'thatch show "Release process"',
     "thatch show release-process global",
     "thatch show release-process --json | jq -r .memory.content",
-], json=f"memory ({FULL}), notices")
+], json=f"memory ({FULL}, anchors: path, start, end, commit, blob, fingerprint, anchored_at, drift: state,"
+        " path, start, end, changed_lines, lines, since, note, summary), notices")
 def show(
     ctx: Context, out: Output, *,
     label: Label,
@@ -192,18 +200,22 @@ def show(
     as_json: Json = False,
 ) -> None:
     """Print one memory in full: from the detected store, else from global (it says so)."""
+    from ..ops import anchors
     from ..ops.memories import show as find
 
     memory = find(ctx, label, store)
+    anchored = anchors.of(ctx, [memory.key])
     notices = []
     if store is None and memory.store != ctx.default_store():
         notices.append(f"not in {ctx.default_store()}; showing {memory.label!r} from {memory.store}")
     if out.json_mode:
-        out.json({"memory": memory.public(), "notices": notices})
+        out.json({"memory": anchors.memory_json(ctx, memory, anchored), "notices": notices})
         return
     for notice in notices:
         out.notice(notice)
-    facts = _facts(memory)
+    for doubt in anchored.notes(memory.key):
+        out.notice(doubt)
+    facts = _facts(memory) + _anchor_facts(anchored, memory)
     if out.rich:
         from ..support.textsafe import visible
         from .render import cut, items, paint
@@ -216,6 +228,17 @@ def show(
     out.line(memory.content)
     out.line()
     out.line("-- " + " · ".join(facts))
+
+
+def _anchor_facts(anchored, memory: Memory) -> list[str]:
+    """`anchored PATH:START-END @abc1234` per anchor (the code it describes)."""
+    from ..support.textsafe import visible
+
+    facts = []
+    for path, start, end, commit, *_ in anchored.rows.get(memory.key, []):
+        where = visible(path, keep="") + (f":{start}-{end}" if start is not None else "")
+        facts.append(f"anchored {where}" + (f" @{commit[:7]}" if commit else ""))
+    return facts
 
 
 def _facts(memory: Memory) -> list[str]:

@@ -4,6 +4,7 @@ through support/validate.py, and returns a plain outcome with a `to_json()` shap
 
     scope      which store(s) an operation works on, and finding a memory by label
     remember   save a memory (embed, warn about near-duplicates, write)
+    anchors    tying memories to the code they describe, and its drift since
     recall     hybrid, semantic or lexical search; recall stamps telemetry
     memories   list, show, forget, stores
     reindex    embed what the current model cannot rank

@@ -9,7 +9,7 @@ embedding in-process, and an unloadable model saves without a vector.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..memory.records import Memory
 from ..support import validate
@@ -29,6 +29,7 @@ class SaveOutcome:
     notice: str | None = None
     unchanged: bool = False  # the same memory was already saved: nothing written
     store_created: bool = False  # the save created its store
+    anchors: list[dict] = field(default_factory=list)  # ops/anchors.py row_json, as saved
 
     @property
     def has_vector(self) -> bool:
@@ -41,7 +42,7 @@ class SaveOutcome:
     def to_json(self) -> dict:
         return {
             "status": self.status,
-            "memory": self.memory.public(),
+            "memory": {**self.memory.public(), "anchors": self.anchors},
             "has_vector": self.has_vector,
             "similar": [{**m.brief(), "score": round(score, 4)} for m, score in self.similar],
             "store_created": self.store_created,
@@ -98,13 +99,16 @@ def remember(
     pin: bool = False,
     private: bool = False,
     near_store: Callable[[str, list[str]], bool] | None = None,
+    files: Sequence[str] = (),
 ) -> SaveOutcome:
     """Save a memory; `pin` pins it (a memory saved again without it keeps its
     pin); `private` keeps it out of thatch sync (a private memory stays so).
     A --store that does not exist is created, except that when `near_store`
     is given and the name is close to an existing store's (a typo, most
     likely), it is asked (name, closest names) and the save is refused
-    (NotFound, with a did-you-mean) unless it answers True."""
+    (NotFound, with a did-you-mean) unless it answers True. `files`
+    (PATH[:START-END]) become its anchors (ops/anchors.py), replacing any it
+    had; without them an overwrite keeps the ones it has."""
     content = validate.content(content)
     confidence = validate.confidence(confidence)
     label, body = resolve_label(label, content)
@@ -113,6 +117,7 @@ def remember(
     if store is not None and near_store is not None:
         _check_new_store(ctx, store_name, near_store)
     text = passage_text(label, body)
+    rows = _anchor_rows(ctx, files)
     now = ctx.now()
     memory = Memory(
         store=store_name,
@@ -136,8 +141,9 @@ def remember(
             existing.private = True
     memory.private = private or bool(existing is not None and existing.private)
     if existing is not None and same_memory(existing, label, text, branch, confidence, archived, memory.pinned):
-        # A retried save (an agent, a script run twice) succeeds without writing.
-        return SaveOutcome(memory=existing, replaced=None, unchanged=True)
+        # A retried save (an agent, a script run twice) succeeds without writing
+        # the memory (its anchors, when given, are taken afresh).
+        return SaveOutcome(memory=existing, replaced=None, unchanged=True, anchors=_anchored(ctx, existing, rows))
     store_created = not db.store_exists(store_name)
     # Fail before the (slow) embedding when the write cannot happen; save()
     # checks again inside its transaction.
@@ -164,11 +170,30 @@ def remember(
         after = db.store_version(store_name)
         if after - before == (2 if replaced is not None else 1):
             engine.saved(memory, before, after, replaced is not None)
-    outcome = SaveOutcome(memory=memory, replaced=replaced, notice=notice, store_created=store_created)
+    outcome = SaveOutcome(memory=memory, replaced=replaced, notice=notice, store_created=store_created,
+                          anchors=_anchored(ctx, memory, rows))
     if similar:
         found = db.get_many(h.key for h in similar)
         outcome.similar = [(found[h.key], h.score) for h in similar if h.key in found]
     return outcome
+
+
+def _anchor_rows(ctx: Context, files: Sequence[str]) -> list[tuple] | None:
+    """The anchors `files` name, checked before anything is written; None when none are given."""
+    if not files:
+        return None
+    from .anchors import capture_all
+
+    return capture_all(ctx, files)
+
+
+def _anchored(ctx: Context, memory: Memory, rows: list[tuple] | None) -> list[dict]:
+    """Write `rows` (when given) as the memory's anchors; its anchors' JSON."""
+    from . import anchors
+
+    if rows is not None:
+        anchors.save(ctx, memory, rows, keep_others=False)
+    return anchors.of(ctx, [memory.key], check=False).json(memory.key)
 
 
 def find_similar(ctx: Context, memory: Memory, text: str):

@@ -13,7 +13,7 @@ import sqlite3
 
 from ..memory import fields
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # `entries` as the original creates it: its columns (memory/fields.py), in its order.
 _ENTRIES = ",\n".join([f"    {f.column} {f.sql}" for f in fields.ORIGINAL] + ["    PRIMARY KEY (slug, store)"])
@@ -101,7 +101,7 @@ def _migrations() -> dict[int, str]:
     """The migrations, built only when a file needs one: they name the
     history's and sync's SQL, which a command on a current file never
     imports."""
-    from . import history, sync
+    from . import anchors, history, sync
 
     return {
     1: """
@@ -178,6 +178,8 @@ INSERT OR REPLACE INTO thatch_cli_meta (key, value)
     # thatch sync (storage/sync.py): each memory's marks (private, author,
     # unreviewed) and each store's sync state, kept beside entries.
     5: sync.MIGRATION,
+    # Anchors (storage/anchors.py): the code each memory describes.
+    6: anchors.MIGRATION,
 }
 
 
