@@ -56,7 +56,7 @@ _thatch_options() {
         'mcp') _thatch_r='--max-chars --lock-wait --help -h' ;;
         'pin') _thatch_r='--store -s --global -g --json --help -h' ;;
         'private') _thatch_r='--store -s --global -g --json --help -h' ;;
-        'recall') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --limit -n --include-archived --mode -m --floor --show-weak --budget --json --help -h' ;;
+        'recall') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --limit -n --include-archived --mode -m --floor --show-weak --budget --file -f --json --help -h' ;;
         'reindex') _thatch_r='--store -s --global -g --json --help -h' ;;
         'remember') _thatch_r='--store -s --global -g --create --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --pin --private --file -f --json --help -h' ;;
         'rename') _thatch_r='--store -s --global -g --json --help -h' ;;
@@ -84,7 +84,7 @@ _thatch_option_value() {
         'archive|--branch'|'archive|-b'|'list|--branch'|'list|-b'|'recall|--branch'|'recall|-b'|'remember|--branch'|'remember|-b'|'rescope|--from'|'rescope|--to') _thatch_r=branches ;;
         'dedup mark|--status') _thatch_r='choices:duplicate supplement contradiction unrelated' ;;
         'recall|--mode'|'recall|-m'|'search|--mode'|'search|-m') _thatch_r='choices:hybrid semantic lexical' ;;
-        'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo'|'remember|--file'|'remember|-f') _thatch_r=files ;;
+        'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo'|'recall|--file'|'recall|-f'|'remember|--file'|'remember|-f') _thatch_r=files ;;
         'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'list|--limit'|'list|-n'|'mcp|--max-chars'|'mcp|--lock-wait'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version'|'search|--limit'|'search|-n'|'sync|--remote'|'sync|--accept'|'sync|--allow') _thatch_r=none ;;
         'anchor|--store'|'anchor|-s'|'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'pin|--store'|'pin|-s'|'private|--store'|'private|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'share|--store'|'share|-s'|'show|--store'|'show|-s'|'stores|--drop'|'unanchor|--store'|'unanchor|-s'|'unarchive|--store'|'unarchive|-s'|'unpin|--store'|'unpin|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;

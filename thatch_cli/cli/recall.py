@@ -44,13 +44,17 @@ AllBranches = Annotated[bool, Option("--all-branches", help="Include the memorie
     'thatch recall "login form" --all-branches',
     'thatch recall "deploy" | cut -f3     # the labels',
     'thatch recall "deploy" --json --budget 4000',
-], json="query, stores, branch, all_branches, mode, floor, results (brief plus score, match, scores, snippet,"
-        " content), weak_count, weak, notices,"
+    'thatch recall --file src/config.py      # the memories anchored to that file',
+], json="query, stores, branch, all_branches, mode (hybrid, semantic, lexical; anchored for --file alone), floor,"
+        " results (brief plus score, match, scores, snippet,"
+        " content, anchors, drift: one line per anchor whose code moved, changed or is gone), weak_count, weak,"
+        " notices,"
         " budget (chars, omitted; null without --budget)")
 def recall(
     ctx: Context, out: Output, *,
-    query: Annotated[list[str], Argument(metavar="QUERY...", show_default=False,
-                                         help="What you are looking for, in your own words (no quotes needed).")],
+    query: Annotated[Optional[list[str]], Argument(metavar="QUERY...", show_default=False,
+                                                   help="What you are looking for, in your own words (no quotes"
+                                                        " needed).")] = None,
     store: Annotated[Optional[str], Option("--store", "-s", metavar="STORE", help="Search only this store.")] = None,
     all_stores: Annotated[bool, Option("--all-stores", "-a", help="Search every store.")] = False,
     branch: Annotated[Optional[str], Option("--branch", "-b", metavar="BRANCH",
@@ -70,6 +74,9 @@ def recall(
     budget: Annotated[Optional[int], Option("--budget", metavar="CHARS",
                                             help="Cap stdout at CHARS characters, dropping whole results"
                                                  " (JSON becomes one compact line).")] = None,
+    file: Annotated[Optional[list[str]], Option("--file", "-f", metavar="PATH", show_default=False,
+                                                help="Only memories anchored to this file or directory (repeatable);"
+                                                     " without a query, all of them.")] = None,
     as_json: Json = False,
 ) -> None:
     """Find memories by meaning and by their words: the detected store plus global, unless told otherwise.
@@ -78,7 +85,9 @@ def recall(
     matches below the relevance floor (setting recall.floor) are left out
     and not counted as recalled. On a terminal, a table. Piped, one result
     per line, tab-separated: score, store, label, branch, snippet (`cut -f3`
-    gives the labels)."""
+    gives the labels).
+
+    A memory anchored to code (thatch anchor) whose code has since changed, moved or gone is marked, e.g. "[the code it describes changed since abc1234: 12 of 36 lines (src/config.py:40-75)]": treat what it says with doubt."""
     from ..ops.recall import recall as find
     from ..ops.scope import branch_choice
 
@@ -86,7 +95,11 @@ def recall(
     validate.one_of(**{"--this-branch": this_branch, "--all-branches": all_branches})
     if this_branch:
         branch = branch_choice(ctx, branch, this_branch)
-    outcome = find(ctx, " ".join(query), store=store, all_stores=all_stores, branch=branch, limit=limit,
+    if not query and not file:
+        from ..support.errors import InvalidInput
+
+        raise InvalidInput("give a query, or --file PATH")
+    outcome = find(ctx, " ".join(query or []), files=file, store=store, all_stores=all_stores, branch=branch, limit=limit,
                    include_archived=include_archived, mode=mode, floor=floor, all_branches=all_branches)
     show(out, outcome, budget, show_weak)
 
@@ -117,7 +130,12 @@ def _block(r) -> str:
     from ..support.textsafe import one_line
 
     return "\t".join([f"{r.score:.3f}", *(one_line(f) for f in (r.memory.store, r.memory.label,
-                                                                r.memory.branch or "", _by(r.memory) + snippet(r.memory)))]) + "\n"
+                                                                r.memory.branch or "", _by(r.memory) + _drift(r) + snippet(r.memory)))]) + "\n"
+
+
+def _drift(r) -> str:
+    """What became of the code the memory describes, when it drifted."""
+    return "".join(f"[{line}] " for line in r.drift)
 
 
 def _by(memory) -> str:
@@ -178,7 +196,7 @@ def _tables(out: Output, results: list, weak: list, outcome) -> None:
 
     def rows(found, weak: bool = False):
         cells = [(f"{r.score:.2f}", r.memory.store, label_text(r.memory), r.memory.branch or "",
-                  _by(r.memory) + snippet(r.memory, out.width)) for r in found]
+                  _by(r.memory) + _drift(r) + snippet(r.memory, out.width)) for r in found]
         return [[(cell, "dim") for cell in row] for row in cells] if weak else cells
 
     columns = [Column("score", "score", whole=True, right=True), Column("store", "store", give=1, least=10),

@@ -24,6 +24,7 @@ MEMBERS_SHOWN = 10
               " duplicate_check (threshold, compared, skipped_other_model, without_vector, spaces, calibrated,"
               " pair_count, truncated),"
               " stale (brief plus last_recalled_at, last_activity, idle_days),"
+              " drifted (brief plus anchor: path, start, end, commit, blob, fingerprint, anchored_at, drift),"
               " orphans (checked, skipped_reason, repository, branches: branch, deleted_at, memories)")
 def hygiene(
     ctx: Context, out: Output, *,
@@ -33,7 +34,7 @@ def hygiene(
                           ] = DEFAULT_STALE_DAYS,
     as_json: Json = False,
 ) -> int:
-    """Report near-duplicates, stale memories and memories of deleted branches (never deletes).
+    """Report near-duplicates, stale memories, memories of deleted branches and memories whose anchored code changed or is gone (never deletes).
 
     Exits 0 when the store is clean and 5 when something needs attention."""
     from ..ops.hygiene import report as build
@@ -72,6 +73,16 @@ def hygiene(
         branch = shell_word(orphans.branches[0].branch)
         out.line(f"  Move them (thatch rescope --from {branch} --to BRANCH | --unscoped)"
                  f" or keep them as record (thatch archive --branch {branch}).")
+    if report.drifted:
+        from ..support.textsafe import visible
+
+        section(out, "Drifted: the code these memories describe changed or is gone")
+        for m, _row, drift in report.drifted:
+            label = shell_word(m.label)
+            fix = (f"thatch archive {label}" if drift.state == "gone"
+                   else f"thatch anchor --refresh {label}")
+            out.line(f"  {visible(m.label, keep='')}: {drift.summary()}")
+            out.line(f"    re-read it, then: {fix}  (or edit it, or thatch forget {label})")
     if not orphans.checked:
         out.notice(f"orphaned-branch check skipped: {orphans.skipped_reason}")
     if scan.truncated:
@@ -83,6 +94,8 @@ def hygiene(
              plural(len(report.stale), "stale memory", "stale memories")]
     if orphans.checked:
         facts.append(plural(len(orphans.branches), "orphaned branch", "orphaned branches"))
+    if report.drifted:
+        facts.append(plural(len(report.drifted), "drifted anchor", "drifted anchors"))
     if report.unreadable:
         facts.append(plural(report.unreadable, "memory that cannot be read", "memories that cannot be read"))
     verdict = "clean" if report.clean else "needs attention"

@@ -244,15 +244,30 @@ def relative(ctx: Context, path: str) -> str | None:
 def anchored_to(ctx: Context, stores: Sequence[str], paths: Sequence[str]) -> list[tuple[str, str]]:
     """Keys of the live memories of `stores` anchored to any of `paths`
     (files or directories, from the current directory), in store and label order."""
+    from ..location.drift import check
     from ..storage import anchors
 
-    keys: dict[tuple[str, str], None] = {}
+    wanted: list[str] = []
     for path in paths:
         rel = relative(ctx, path)
         if rel is None:
             from ..support.textsafe import visible
 
             raise InvalidInput(f"{visible(repr(path), keep='')} is outside this repository's checkout")
-        for key in anchors.in_stores(ctx.db(), stores, rel):
-            keys[key] = None
+        wanted.append(rel)
+    tree = worktree(ctx)
+
+    def named(where: str) -> bool:
+        return any(where == rel or (not rel or rel.endswith("/")) and where.startswith(rel) for rel in wanted)
+
+    keys: dict[tuple[str, str], None] = {}
+    for key, rows in anchors.in_stores(ctx.db(), stores).items():
+        for row in rows:
+            if named(row[0]):
+                keys[key] = None
+            elif tree is not None and not os.path.exists(os.path.join(tree.top, row[0])):
+                # Its file was renamed: the anchor is on the file under its new name.
+                drifted = check(tree, row)
+                if drifted.state != "gone" and named(drifted.path):
+                    keys[key] = None
     return list(keys)

@@ -1,5 +1,6 @@
-"""The hygiene report: near-duplicates, stale memories, and memories scoped
-to branches the repository no longer has. It only reports; nothing is
+"""The hygiene report: near-duplicates, stale memories, memories scoped
+to branches the repository no longer has, and memories whose anchored code
+changed or is gone. It only reports; nothing is
 changed or deleted here."""
 
 from __future__ import annotations
@@ -8,11 +9,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..location import scope as location
+from ..location.drift import Drift, check
 from ..memory.records import Memory
 from ..storage import maintenance
 from ..storage.memories import MemoryDB
 from ..support import validate
 from ..support.clock import parse_ts
+from .anchors import row_json, worktree
 from .context import Context
 from .dedup import DuplicateScan, compared_space, near_duplicates, remember_count
 from .scope import target
@@ -52,10 +55,12 @@ class HygieneReport:
     stale: list[StaleMemory]
     orphans: OrphanCheck
     unreadable: int = 0  # rows skipped because they cannot be decoded (named on stderr)
+    # Anchors (ops/anchors.py) whose code changed or is gone: (memory, its anchor's row, the drift).
+    drifted: list[tuple[Memory, tuple, Drift]] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return not (self.duplicates.pairs or self.stale or self.orphans.branches or self.unreadable)
+        return not (self.duplicates.pairs or self.stale or self.orphans.branches or self.unreadable or self.drifted)
 
     def to_json(self, exit_code: int) -> dict:
         scan, orphans = self.duplicates, self.orphans
@@ -74,6 +79,7 @@ class HygieneReport:
                                 "pair_count": scan.pair_count, "truncated": scan.truncated},
             "stale": [{**s.memory.brief(), "last_recalled_at": s.memory.last_recalled_at,
                        "last_activity": s.last_activity, "idle_days": s.idle_days} for s in self.stale],
+            "drifted": [{**m.brief(), "anchor": row_json(row, d)} for m, row, d in self.drifted],
             "orphans": {
                 "checked": orphans.checked,
                 "skipped_reason": orphans.skipped_reason,
@@ -138,4 +144,24 @@ def report(ctx: Context, store: str | None = None, *, stale_days: int = DEFAULT_
         orphans=find_orphans(ctx, name),
     )
     found.unreadable = len(db.unreadable)
+    found.drifted = drifted_anchors(ctx, name)
     return found
+
+
+def drifted_anchors(ctx: Context, store: str) -> list[tuple[Memory, tuple, Drift]]:
+    """The anchors of `store`'s live memories whose code changed or is gone,
+    by label (none outside a checkout, where nothing can be compared)."""
+    from ..storage import anchors
+
+    tree = worktree(ctx)
+    if tree is None:
+        return []
+    rows = anchors.in_stores(ctx.db(), [store])
+    found = ctx.db().get_many(rows)
+    drifted = []
+    for key in sorted(rows, key=lambda k: found[k].label if k in found else k[1]):
+        for row in rows[key]:
+            drift = check(tree, row)
+            if drift.doubtful and key in found:
+                drifted.append((found[key], row, drift))
+    return drifted

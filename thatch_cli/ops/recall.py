@@ -53,10 +53,12 @@ class Result:
     """A memory, its score (0-1, in the outcome's mode), and where each
     ranker placed it."""
 
-    __slots__ = ("memory", "ranked")
+    __slots__ = ("memory", "ranked", "anchors", "drift")
 
     def __init__(self, memory: Memory, ranked: Ranked) -> None:
         self.memory, self.ranked = memory, ranked
+        self.anchors: list[dict] = []  # ops/anchors.py row_json, each with its drift
+        self.drift: list[str] = []  # one line per anchor whose code moved, changed or is gone
 
     @property
     def score(self) -> float:
@@ -85,6 +87,8 @@ class Result:
             },
             "snippet": snippet(self.memory),
             "content": self.memory.body,
+            "anchors": self.anchors,
+            "drift": self.drift,
         }
 
 
@@ -138,6 +142,7 @@ def peek(
     floor: float | None = None,
     all_branches: bool = False,
     project_only: bool = False,
+    files: list[str] | None = None,
 ) -> RecallOutcome:
     """The best `limit` matches of `query` (default: setting recall.limit),
     split at `floor` (default: setting recall.floor; 0 keeps every match).
@@ -147,7 +152,12 @@ def peek(
     A ranking by keywords alone (--mode lexical, or no model) gets no floor
     unless one is given: every keyword match shares a word of the query, and
     in a small store keyword scores say little (idf is near 0 when most
-    memories hold a word), so a floor would hide what is all there is."""
+    memories hold a word), so a floor would hide what is all there is.
+    `files` (files or directories) keeps only memories anchored to them
+    (ops/anchors.py); with no query, those memories are the results."""
+    if files and not query.strip():
+        return _anchored_only(ctx, files, store=store, all_stores=all_stores, project_only=project_only,
+                              include_archived=include_archived)
     query = validate.query(query)
     limit = validate.limit(limit if limit is not None else ctx.setting("recall.limit"))
     explicit_floor = floor is not None
@@ -163,6 +173,12 @@ def peek(
     outcome = RecallOutcome(query=query, stores=stores, branch=branch, mode=mode, floor=floor,
                             all_branches=all_branches)
     depth = max(limit, CANDIDATES) if mode == "hybrid" else limit
+    wanted = None
+    if files:
+        from .anchors import anchored_to
+
+        wanted = set(anchored_to(ctx, stores, files))
+        depth = max(depth, FILE_DEPTH)
     keywords: list = []  # [hits, query weight] once the keyword ranking ran
 
     def keyword_ranking() -> None:
@@ -184,6 +200,8 @@ def peek(
         ranked = fuse(dense, keyword_hits, weight)
     else:
         ranked = alone(dense, "semantic") if outcome.mode == "semantic" else alone(keyword_hits, "lexical", weight)
+    if wanted is not None:
+        ranked = [r for r in ranked if r.key in wanted]
     ranked = ranked[:limit]
     if outcome.mode == "lexical" and not explicit_floor:
         floor = outcome.floor = 0.0
@@ -192,6 +210,39 @@ def peek(
     outcome.results = [r for r in found if r.score >= floor]
     outcome.weak = [r for r in found if r.score < floor]
     return outcome
+
+
+# How deep `--file` ranks before keeping the anchored memories.
+FILE_DEPTH = 1000
+
+
+def _anchored_only(ctx: Context, files: list[str], *, store: str | None, all_stores: bool, project_only: bool,
+                   include_archived: bool) -> RecallOutcome:
+    """Every memory anchored to `files`, in store and slug order (score 1: chosen, not ranked)."""
+    from ..ranking.fusion import Ranked
+    from .anchors import anchored_to
+
+    stores = search_scope(ctx, store, all_stores, project_only)
+    outcome = RecallOutcome(query="", stores=stores, branch=None, mode="anchored", all_branches=True)
+    rows = ctx.db().get_many(anchored_to(ctx, stores, files))
+    for key in sorted(rows):
+        if rows[key].archived and not include_archived:
+            continue
+        ranked = Ranked(key)
+        ranked.score = 1.0
+        outcome.results.append(Result(rows[key], ranked))
+    return outcome
+
+
+def mark_drift(ctx: Context, outcome: RecallOutcome) -> None:
+    """Give each result its anchors and, where their code drifted, a line saying so."""
+    from .anchors import of
+
+    found = outcome.results + outcome.weak
+    anchored = of(ctx, [r.memory.key for r in found])
+    for r in found:
+        r.anchors = anchored.json(r.memory.key)
+        r.drift = anchored.notes(r.memory.key)
 
 
 def _semantic(ctx: Context, outcome: RecallOutcome, depth: int, include_archived: bool, meanwhile):
@@ -229,6 +280,7 @@ def recall(ctx: Context, query: str, **options) -> RecallOutcome:
     from ..support.errors import DatabaseError, database_error
 
     outcome = peek(ctx, query, **options)
+    mark_drift(ctx, outcome)
     db = ctx.db()
     try:
         db.stamp_recalled([r.memory.key for r in outcome.results], ctx.now(), wait=STAMP_WAIT_S)

@@ -39,7 +39,6 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
     anchored_at TEXT NOT NULL,
     PRIMARY KEY (store, slug, path, start_line, end_line)
 );
-CREATE INDEX IF NOT EXISTS thatch_cli_anchors_path ON {TABLE} (store, path);
 CREATE TRIGGER IF NOT EXISTS thatch_cli_anchors_au AFTER UPDATE OF store, slug ON entries
 WHEN old.store IS NOT new.store OR old.slug IS NOT new.slug BEGIN
     UPDATE OR REPLACE {TABLE} SET store = new.store, slug = new.slug WHERE store = old.store AND slug = old.slug;
@@ -81,26 +80,16 @@ def of_memories(db: MemoryDB, keys: Iterable[tuple[str, str]]) -> dict[tuple[str
     return found
 
 
-def in_stores(db: MemoryDB, stores: Sequence[str], path_prefix: str | None = None) -> dict[tuple[str, str], list[Row]]:
-    """Every anchor of the live memories of `stores`, by memory; with
-    `path_prefix`, only anchors on that path or below it (a directory ends in '/')."""
+def in_stores(db: MemoryDB, stores: Sequence[str]) -> dict[tuple[str, str], list[Row]]:
+    """Every anchor of the live memories of `stores`, by memory."""
     if not stores or not _present(db.conn):
         return {}
     names = ", ".join(f"a.{c}" for c in COLUMNS)
-    where = f"a.store IN ({', '.join('?' for _ in stores)}) AND e.archived = 0"
-    args: list = list(stores)
-    if path_prefix is not None:
-        if path_prefix.endswith("/") or not path_prefix:
-            escaped = path_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            where += " AND a.path LIKE ? ESCAPE '\\'"
-            args.append(escaped + "%")
-        else:
-            where += " AND a.path = ?"
-            args.append(path_prefix)
     found: dict[tuple[str, str], list[Row]] = {}
     for row in db.conn.execute(f"SELECT a.store, a.slug, {names} FROM {TABLE} a JOIN entries e"
-                               f" ON e.store = a.store AND e.slug = a.slug WHERE {where}"
-                               " ORDER BY a.store, a.slug, a.path, a.start_line", args):
+                               " ON e.store = a.store AND e.slug = a.slug"
+                               f" WHERE a.store IN ({', '.join('?' for _ in stores)}) AND e.archived = 0"
+                               " ORDER BY a.store, a.slug, a.path, a.start_line", list(stores)):
         found.setdefault((row[0], row[1]), []).append(_read(row[2:]))
     return found
 
