@@ -319,7 +319,11 @@ def _aligned(old: list[str], new: list[str]) -> tuple[int, int, int]:
     blocks = [b for b in SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks() if b.size]
     if not blocks:
         return 0, 0, 0
-    return blocks[0].b, blocks[-1].b + blocks[-1].size, sum(b.size for b in blocks)
+    # Lines changed at either end still belong to the range: extend by them.
+    first, last = blocks[0], blocks[-1]
+    start = max(0, first.b - first.a)
+    end = min(len(new), last.b + last.size + len(old) - (last.a + last.size))
+    return start, end, sum(b.size for b in blocks)
 
 
 def _changed(old: list[str], new: list[str]) -> int:

@@ -44,6 +44,12 @@ def _facts(memory: dict[str, Any]) -> str:
     return " · ".join(facts + _flags(memory))
 
 
+def _code(memory: dict[str, Any]) -> list[str]:
+    """The code it describes, and what became of it (views.code)."""
+    lines = [f"describes: {', '.join(line(a) for a in memory['anchors'])}"] if memory.get("anchors") else []
+    return lines + [f"doubt: {line(d)}; check the code before relying on it" for d in memory.get("drift") or []]
+
+
 def _count(n: int) -> str:
     return f"{n} memory" if n == 1 else f"{n} memories"
 
@@ -55,7 +61,7 @@ def _notices(data: dict[str, Any]) -> list[str]:
 def render_remember(data: dict[str, Any]) -> str:
     memory = data["memory"]
     verb = "Replaced" if data["status"] == "replaced" else "Saved"
-    lines = [f"{verb} {_label(memory)} in {_facts(memory)}.", *_notices(data)]
+    lines = [f"{verb} {_label(memory)} in {_facts(memory)}.", *_code(memory), *_notices(data)]
     if data.get("similar"):
         lines.append("Similar memories already in this store (the save happened anyway):")
         lines += [f"  - {_label(m)} (similarity {m['score']:.2f})" for m in data["similar"]]
@@ -72,7 +78,8 @@ def render_recall(data: dict[str, Any]) -> str:
     lines += [f"thatch: {_count(len(results))} from {where} ({data['mode']} ranking).", *_about(data)]
     for number, result in enumerate(results, 1):
         shown = body(result["content"]) if "content" in result else f"({agent_text.WITHHELD})"
-        lines += ["", f"[{number}] {_label(result)} — {_facts(result)} · score {result['score']:.3f}", shown]
+        lines += ["", f"[{number}] {_label(result)} — {_facts(result)} · score {result['score']:.3f}",
+                  *_code(result), shown]
     return "\n".join(lines)
 
 
@@ -105,7 +112,7 @@ def render_list(data: dict[str, Any]) -> str:
 def render_show(data: dict[str, Any]) -> str:
     memory = data["memory"]
     return "\n".join([f"thatch: memory {_label(memory)} [{_facts(memory)} · updated {memory['updated_at']}]",
-                      *_about(data), "", body(memory["content"])])
+                      *_about(data), *_code(memory), "", body(memory["content"])])
 
 
 def render_forget(data: dict[str, Any]) -> str:

@@ -41,7 +41,7 @@ def _remember(ctx: Context, args: dict, state: Session) -> Reply:
     outcome = remember(ctx, args["content"], args["label"], store=args.get("store"), branch=args.get("branch"),
                        confidence=args.get("confidence"), overwrite=bool(args.get("overwrite")),
                        archived=args.get("archived"), pin=bool(args.get("pin")),
-                       private=bool(args.get("private")))
+                       private=bool(args.get("private")), files=args.get("files") or ())
     data = outcome.to_json()
     drained = _drain_fetched(ctx, state)
     if drained:
@@ -54,7 +54,8 @@ def _recall(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.recall import recall
 
     # Under another writer's lock, recall still answers (its stamps are skipped, with a notice).
-    outcome = recall(ctx, args["query"], store=args.get("store"), branch=args.get("branch"),
+    outcome = recall(ctx, args.get("query") or "", files=args.get("files"), store=args.get("store"),
+                     branch=args.get("branch"),
                      limit=args.get("limit", 10), include_archived=bool(args.get("includeArchived")),
                      mode=args.get("mode", "hybrid"), all_branches=bool(args.get("all_branches")))
     data = views.recall(outcome.to_json())
@@ -96,8 +97,10 @@ def _list(ctx: Context, args: dict, state: Session) -> Reply:
 def _show(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import show
 
+    from ..ops.anchors import memory_json
+
     memory = show(ctx, args["label"], args.get("store"))
-    return Reply(views.show({"memory": memory.public()}), render_show, (),
+    return Reply(views.show({"memory": memory_json(ctx, memory)}), render_show, (),
                  "read it whole with `thatch show LABEL` in a shell")
 
 
@@ -230,6 +233,12 @@ TOOLS: list[Tool] = [
                                    " to always follow). Saving again without pin keeps a pin."},
             "private": {"type": "boolean",
                         "description": "Keep it on this machine: never shared with the team by thatch sync."},
+            "files": {"type": "array", "maxItems": 50,
+                      "items": string("A file of this repository, optionally with lines: src/config.py or"
+                                      " src/config.py:40-75.", minLength=1, maxLength=4096),
+                      "description": "The code this memory describes (anchors): later sessions are told when it"
+                                     " changes, and see the memory when they open the file. Replaces its anchors;"
+                                     " omit to keep them."},
         },
         _remember, required=("label", "content"), read_only=False,
         checks={**NAME_CHECKS, "content": validate.content, "confidence": validate.confidence},
@@ -239,9 +248,14 @@ TOOLS: list[Tool] = [
         "Search memories by meaning and by their words: this project's store and the global store together"
         " unless `store` is given; memories scoped to another git branch only with all_branches. Use it before"
         " answering anything the project or the user may have settled before. Returns the best matches with"
-        " their full content.",
+        " their full content. With `files`, only memories anchored to those files or directories (all of them"
+        " when the query is empty).",
         {
-            "query": string("What you are looking for, in natural language or exact identifiers.", minLength=1),
+            "query": string("What you are looking for, in natural language or exact identifiers (may be empty"
+                            " with files)."),
+            "files": {"type": "array", "maxItems": 50,
+                      "items": string("A file or directory of this repository.", minLength=1, maxLength=4096),
+                      "description": "Only memories anchored to these files or directories."},
             "store": string("Search only this store (default: this project's store and global)."),
             "branch": string("Include this branch's memories instead of the current branch's."),
             "all_branches": {"type": "boolean", "description": "Include the memories of every branch (each"
@@ -255,7 +269,7 @@ TOOLS: list[Tool] = [
                        "description": "Most characters to return; whole results are dropped from the end."},
         },
         _recall, required=("query",), wait_for_model=False,
-        checks={**NAME_CHECKS, "query": validate.query, "mode": validate.mode, "budget": validate.budget,
+        checks={**NAME_CHECKS, "mode": validate.mode, "budget": validate.budget,
                 "limit": lambda value: validate.limit(value, RECALL_MAX_LIMIT, "limit")},
     ),
     Tool(

@@ -42,11 +42,26 @@ def memory(m: dict[str, Any], *, content: bool = True, withhold: bool = True) ->
             view[flag.json] = True
     if m.get("updated_at"):
         view["updated_at"] = m["updated_at"]
+    view.update(code(m.get("anchors") or []))
     if content and "content" in m:
         if withhold and agent_text.withheld(m):
             view["withheld"] = agent_text.WITHHELD
         else:
             view["content"] = m["content"]
+    return view
+
+
+def code(anchors: list[dict[str, Any]]) -> dict[str, Any]:
+    """The code a memory describes (`anchors`: path or path:start-end) and,
+    when it moved, changed or is gone since, one line each (`drift`), so the
+    model treats the memory with doubt."""
+    if not anchors:
+        return {}
+    view: dict[str, Any] = {"anchors": [a["path"] + (f":{a['start']}-{a['end']}" if a.get("start") else "")
+                                        for a in anchors]}
+    drift = [a["drift"]["summary"] for a in anchors if a.get("drift") and a["drift"]["state"] != "unchanged"]
+    if drift:
+        view["drift"] = drift
     return view
 
 
