@@ -95,9 +95,8 @@ def _list(ctx: Context, args: dict, state: Session) -> Reply:
 
 
 def _show(ctx: Context, args: dict, state: Session) -> Reply:
-    from ..ops.memories import show
-
     from ..ops.anchors import memory_json
+    from ..ops.memories import show
 
     memory = show(ctx, args["label"], args.get("store"))
     return Reply(views.show({"memory": memory_json(ctx, memory)}), render_show, (),
