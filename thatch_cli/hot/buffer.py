@@ -21,12 +21,13 @@ from .agentio import read_payload, respond, session_id
 OUTPUT_KEYS = ("tool_output", "tool_response", "tool_result", "result_json", "result", "output")
 
 
-def queue_calls(env, session: str, calls: list) -> int:
-    """Queue the tool calls (dicts with tool_name, tool_input and an output);
+def queue_calls(env, session: str, calls: list, cwd: str | None = None) -> int:
+    """Queue the tool calls (dicts with tool_name, tool_input and an output),
+    and note the files they read or edited (relative ones from `cwd`);
     returns how many were queued."""
-    from ..ops.extraction import SKIPPED_TOOLS, Queue, interaction, own_tool
+    from ..ops.extraction import SKIPPED_TOOLS, Queue, interaction, own_tool, touched_file
 
-    drain, items = False, []
+    drain, items, files = False, [], []
     for call in calls:
         if not isinstance(call, dict) or not isinstance(call.get("tool_name"), str):
             continue
@@ -38,8 +39,11 @@ def queue_calls(env, session: str, calls: list) -> int:
             continue
         output = next((call[key] for key in OUTPUT_KEYS if call.get(key) is not None), "")
         items.append(interaction(name, call.get("tool_input"), output))
+        touched = touched_file(name, call.get("tool_input"), cwd)
+        if touched is not None:
+            files.append(touched)
     if items or drain:
-        Queue(env, session).append(items, drain_first=drain)
+        Queue(env, session).append(items, drain_first=drain, files=files)
     return len(items)
 
 
@@ -53,7 +57,10 @@ def _queue(env, batch: bool) -> str:
             calls = payload["tool_calls"]
         else:
             calls = payload.get("tool_results") if isinstance(payload.get("tool_results"), list) else []
-        queue_calls(env, session, calls)
+        roots = payload.get("workspace_roots")
+        cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else (
+            roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None)
+        queue_calls(env, session, calls, cwd)
     return ""
 
 

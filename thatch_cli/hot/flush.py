@@ -12,7 +12,11 @@ prints, first that applies:
    relate to a prompt of 10+ characters (ops/nudge.py: a peek, which
    stamps nothing; cut-off on the dense cosine), with the tool to read them,
    as a block of stored notes (support/agent_text.py), at most MAX_CHARS characters;
-3. a one-line reminder to save new knowledge.
+3. a one-line reminder to save new knowledge;
+
+and before it, once per session and file, the memories anchored to the
+files the agent read or edited (noted by the tool hooks; ops/anchors.py),
+each marked when the code it describes has changed since.
 
 The model is used only through a warm daemon; a cold one is started in the
 background and this prompt is matched by keywords. `--host` shapes the
@@ -91,8 +95,55 @@ def related(env: Mapping[str, str], cwd: Path, prompt: str) -> list:
         return nudge.related(ctx, prompt, cosine=nudge.threshold(env), semantic=semantic)
 
 
+def files_nudge(found: list, max_chars: int = MAX_CHARS) -> str:
+    """The memories anchored to files the agent opened (ops/anchors.about_files)
+    as a block of stored notes, within `max_chars`."""
+    from ..ops.recall import snippet
+
+    lines = []
+    for memory, where, doubts in found:
+        shown = agent_text.WITHHELD if agent_text.withheld(memory) else agent_text.line(snippet(memory, SNIPPET_CHARS))
+        lines.append(f"- {agent_text.label(memory.label)} ({agent_text.origin(memory)}), about"
+                     f" {agent_text.line(', '.join(where))}: {shown}")
+        lines += [f"  doubt: {agent_text.line(doubt)}; check the code before relying on it" for doubt in doubts]
+
+    def text(kept: int) -> str:
+        return agent_text.block("Stored memories about the files you opened in this session.", [
+            *lines[:kept], "Read one in full with memory_show (its label) before relying on it."])
+
+    kept = fitting.most(len(lines), lambda kept: len(text(kept)) <= max_chars, least=1)
+    return fitting.prefix(text(kept), max_chars)
+
+
+def opened_files_text(env: Mapping[str, str], payload: dict, session: str) -> str:
+    """Once per session and file: the memories anchored to the files the
+    agent read or edited since the last prompt (noted by the tool hooks)."""
+    from ..ops.extraction import Queue
+
+    queue = Queue(env, session)
+    fresh = [f["path"] for f in queue.files() if not f.get("shown")]
+    db_path = paths.db_path(env)
+    if not fresh or not db_path.is_file():
+        return ""
+    from ..ops import anchors
+    from ..ops.context import Context
+    from ..storage.memories import MemoryDB
+
+    with Context(env=env, cwd=project_dir(env, payload), use_daemon=False, wait_for_model=False,
+                 _db=MemoryDB.open_existing(db_path)) as ctx:
+        found = anchors.about_files(ctx, fresh)
+    queue.mark_shown(set(fresh))
+    return files_nudge(found) if found else ""
+
+
 def nudge_text(env: Mapping[str, str], payload: dict) -> str:
     session = session_id(payload)
+    opened = opened_files_text(env, payload, session) if session else ""
+    text = _tier_text(env, payload, session)
+    return f"{opened}\n\n{text}" if opened else text
+
+
+def _tier_text(env: Mapping[str, str], payload: dict, session: str | None) -> str:
     if session:
         from ..ops.extraction import Queue
 

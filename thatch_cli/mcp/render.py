@@ -187,6 +187,9 @@ def render_payload(data: dict[str, Any]) -> str:
                   f"output: {body(item['output'])}"]
     if data["remaining"]:
         lines += ["", f"{data['remaining']} more are queued: call get_extraction_payload again for them."]
+    if data.get("suggested_files"):
+        lines += ["", "Files this session edited (pass those a memory is about as memory_remember's `files`):"
+                      f" {', '.join(line(path) for path in data['suggested_files'])}"]
     lines += ["", "Save what a future session would need (decisions, conventions, fixes, preferences; not routine"
                   " steps) with memory_remember, one topic each, then call extraction_done."]
     return "\n".join(lines)

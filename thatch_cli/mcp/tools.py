@@ -175,6 +175,9 @@ def _payload(ctx: Context, args: dict, state: Session) -> Reply:
     data = {"session_id": session, "project_store": ctx.default_store(), "global_store": "global",
             "interactions": [{k: e[k] for k in ("seq", "at", "tool", "title", "input", "output")} for e in given],
             "remaining": left, "dropped": queue.read().get("dropped", 0)}
+    suggested = _edited_files(ctx, queue)
+    if suggested:
+        data["suggested_files"] = suggested
     reply = cap(Reply(views.payload(data), render_payload, ("interactions",),
                       "call get_extraction_payload again for the rest"), state.max_chars)
     # What the cap left out was never seen: it stays pending for the next call.
@@ -185,6 +188,16 @@ def _payload(ctx: Context, args: dict, state: Session) -> Reply:
     if shown:
         state.fetched[session] = max(max(shown), state.fetched.get(session, 0))
     return reply
+
+
+def _edited_files(ctx: Context, queue) -> list[str]:
+    """The files the session edited, newest first, as memory_remember's
+    `files` takes them (from the repository's top level): a memory saved from
+    these interactions is likely about them."""
+    from ..ops.anchors import relative
+
+    edited = [f["path"] for f in reversed(queue.files()) if f.get("edited")]
+    return [rel for rel in (relative(ctx, path) for path in edited[:5]) if rel and not rel.endswith("/")]
 
 
 def _done(ctx: Context, args: dict, state: Session) -> Reply:

@@ -271,3 +271,22 @@ def anchored_to(ctx: Context, stores: Sequence[str], paths: Sequence[str]) -> li
                 if drifted.state != "gone" and named(drifted.path):
                     keys[key] = None
     return list(keys)
+
+
+MAX_ABOUT_FILES = 5  # memories brought up at one prompt for the files an agent opened
+
+
+def about_files(ctx: Context, paths: Sequence[str]) -> list[tuple[Memory, list[str], list[str]]]:
+    """The live memories of the detected store and global anchored to
+    `paths` (those inside this checkout; others are skipped): each with
+    where it is anchored and a line per anchor whose code changed or is gone."""
+    from ..location.scope import default_scope
+
+    inside = [path for path in paths if relative(ctx, path) is not None]
+    if not inside:
+        return []
+    keys = anchored_to(ctx, default_scope(ctx.place()), inside)[:MAX_ABOUT_FILES]
+    found = ctx.db().get_many(keys)
+    anchored = of(ctx, keys)
+    return [(found[key], [a["path"] + (f":{a['start']}-{a['end']}" if a["start"] else "")
+                          for a in anchored.json(key)], anchored.doubts(key)) for key in keys if key in found]

@@ -54,6 +54,11 @@ DRAINING_TOOLS = frozenset({"memory_remember", "extraction_done"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _SEPARATORS = re.compile(r"__|[:./]")
 _TITLE_KEYS = ("command", "file_path", "path", "pattern", "query", "url", "description", "prompt")
+# The files a tool call reads or edits (Claude Code, Codex, Cursor spell them so), kept per session
+# apart from the entries: the next prompt brings up the memories anchored to them (hot/flush.py), once.
+FILE_KEYS = ("file_path", "notebook_path", "target_file", "path")
+EDITING_WORDS = ("edit", "write", "patch", "replace")
+MAX_FILES = 50
 
 
 def directory(env: Mapping[str, str]) -> Path:
@@ -120,6 +125,19 @@ def title(tool: str, tool_input: Any) -> str:
     return trim(tool, MAX_TITLE_CHARS)
 
 
+def touched_file(tool: str, tool_input: Any, cwd: str | None) -> dict | None:
+    """{path, edited} for a tool call that names a file (relative paths
+    taken from the session's `cwd`); None otherwise."""
+    if not isinstance(tool_input, dict):
+        return None
+    for key in FILE_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip() and "\0" not in value and len(value) <= 4096:
+            path = value if os.path.isabs(value) or not cwd else os.path.join(cwd, value)
+            return {"path": os.path.normpath(path), "edited": any(w in tool.lower() for w in EDITING_WORDS)}
+    return None
+
+
 def interaction(tool: str, tool_input: Any, output: Any) -> dict:
     return {"tool": trim(tool, 200), "title": title(tool, tool_input), "input": trim(tool_input),
             "output": trim(output if output is not None else "")}
@@ -169,13 +187,16 @@ class Queue:
 
     # -- operations ------------------------------------------------------------------------
 
-    def append(self, interactions: list[dict], *, drain_first: bool = False) -> int:
+    def append(self, interactions: list[dict], *, drain_first: bool = False, files: list[dict] | None = None) -> int:
         """Queue `interactions` (from interaction()); with `drain_first` (the
         agent saved a memory), first drop what was handed out for extraction,
         or everything queued when nothing was (the agent saved on its own from
-        calls it saw). Returns how many are queued."""
+        calls it saw). `files` (from touched_file()) are noted as the
+        session's. Returns how many are queued."""
         with self._locked():
             state = self.read()
+            if files:
+                _note_files(state, files)
             if drain_first:
                 handed_out = any(e.get("taken") for e in state["entries"])
                 state["entries"] = [e for e in state["entries"] if handed_out and not e.get("taken")]
@@ -235,6 +256,21 @@ class Queue:
             self._write(state)
         return dropped
 
+    def files(self) -> list[dict]:
+        """The files this session read or edited ({path, edited, shown}), oldest first."""
+        found = self.read().get("files")
+        return [f for f in found if isinstance(f, dict) and isinstance(f.get("path"), str)] \
+            if isinstance(found, list) else []
+
+    def mark_shown(self, paths: set[str]) -> None:
+        """The memories anchored to `paths` were brought up: never again this session."""
+        with self._locked():
+            state = self.read()
+            for f in state.get("files") or []:
+                if isinstance(f, dict) and f.get("path") in paths:
+                    f["shown"] = True
+            self._write(state)
+
     def nudged(self) -> int:
         """Count one more nudge that found entries pending; returns how many came before it."""
         with self._locked():
@@ -243,6 +279,18 @@ class Queue:
             state["missed"] = before + 1
             self._write(state)
         return before
+
+
+def _note_files(state: dict, files: list[dict]) -> None:
+    """Add `files` to the session's, the newest last (an edit sticks; so does having been shown)."""
+    known = [f for f in state.get("files") or [] if isinstance(f, dict) and isinstance(f.get("path"), str)]
+    for new in files:
+        old = next((f for f in known if f["path"] == new["path"]), None)
+        if old is not None:
+            known.remove(old)
+        known.append({"path": new["path"], "edited": bool(new["edited"] or (old or {}).get("edited")),
+                      "shown": bool((old or {}).get("shown"))})
+    state["files"] = known[-MAX_FILES:]
 
 
 def _cap(state: dict) -> None:
