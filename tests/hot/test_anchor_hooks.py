@@ -78,3 +78,18 @@ def test_the_extraction_payload_proposes_the_edited_file(env, project):
             assert not error and data["suggested_files"] == ["src/db.ts"]
 
     anyio.run(scenario)
+
+
+def test_the_session_reminder_and_the_recall_nudge_mark_a_drifted_memory(env, project):
+    anchor(env, project)
+    start = hook(["reminder"], hook_payload("claude_session_start", project=project, session="s-4"), env=env)
+    assert "has changed since" not in start.stdout
+    (project / "src" / "db.ts").write_text("export const POOL_SIZE = 25;\nexport const TIMEOUT = 5;\n")
+    git(project, "commit", "-qam", "bigger pool")
+    start = hook(["reminder"], hook_payload("claude_session_start", project=project, session="s-4"), env=env)
+    assert "The code these describe has changed since they were saved" in start.stdout
+    assert '"Database pool"' in start.stdout
+    nudge = hook(["flush-tools"], hook_payload("claude_user_prompt_submit", project=project, session="s-5",
+                                               prompt="database pool size times out"), env=env)
+    assert "Database pool" in nudge.stdout, nudge.stdout
+    assert "doubt: the code it describes changed since" in nudge.stdout

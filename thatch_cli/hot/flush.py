@@ -68,7 +68,9 @@ def recall_nudge(matches, max_chars: int = MAX_CHARS) -> str:
         shown = agent_text.WITHHELD if agent_text.withheld(memory) else agent_text.line(snippet(memory, SNIPPET_CHARS))
         return f"- {agent_text.label(memory.label)} ({agent_text.origin(memory)}): {shown}"
 
-    lines = [item(m.memory) for m in matches]
+    lines = [item(m.memory) + "".join(f"\n  doubt: {agent_text.line(d)}; check the code before relying on it"
+                                      for d in getattr(m, "doubts", []))
+             for m in matches]
 
     def text(kept: int) -> str:
         count = f"{kept} stored memor{'y' if kept == 1 else 'ies'}"

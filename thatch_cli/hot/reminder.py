@@ -5,7 +5,8 @@ sessionStart).
 Prints a short context block for the agent: the detected store and branch,
 how many memories they hold, the pinned memories of the store and of global
 (label and text, newest first), the labels of this branch's memories and of
-the most used ones, teammates' memories not reviewed yet (labels only), all
+the most used ones, those whose anchored code changed since (labels only),
+teammates' memories not reviewed yet (labels only), all
 stored text, so the block says they are notes, not instructions
 (support/agent_text.py), hygiene counts with where to look, and when to call the
 memory tools. At most --max-chars characters (default 2,000; label lists
@@ -71,6 +72,7 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
                   for label, content in fastread.live(conn, name, ("label", "content"), pinned=1)]
         shared = fastread.incoming(conn, store, 50)
         version = fastread.store_version(conn, store)
+        drifted = _drifted(conn, place, list(dict.fromkeys([store, scope.GLOBAL])))
     finally:
         conn.close()
     total = sum(counts.values())
@@ -88,12 +90,36 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     authors = {label: author for label, author, _ in shared}
     if top:
         lists.append(("Most used: ", [(label, authors.get(label)) for label, _count, _confidence in top]))
+    if drifted:
+        lists.append((f"The code these describe has changed since they were saved ({DRIFTED}): ", drifted))
     unreviewed = [(label, author) for label, author, flag in shared if flag]
     if unreviewed:
         lists.append((f"Shared by teammates, not reviewed yet ({UNREVIEWED}): ", unreviewed))
     first = [head + "."] + ([agent_text.NOTE] if lists or pinned else [])
     hygiene = _hygiene(env, place, db_path, counts, stale, version)
     return _fit(first, max_chars, lists, [hygiene, WHEN] if hygiene else [WHEN], pinned)
+
+
+DRIFTED = "treat what they say with doubt; memory_show says what changed"
+MAX_DRIFT_CHECKS = 200  # anchors checked at session start (each unchanged one costs a stat)
+
+
+def _drifted(conn, place, stores: list[str]) -> list[str]:
+    """Labels of live memories whose anchored code changed or is gone in this checkout."""
+    repo = place.repo
+    if repo is None or repo.worktree_text is None:
+        return []
+    from ..storage import anchors
+
+    rows = anchors.live(conn, stores, MAX_DRIFT_CHECKS)
+    if not rows:
+        return []
+    import os
+
+    from ..location.drift import Worktree, check
+
+    tree = Worktree(os.path.realpath(repo.worktree_text), repo.git_text, repo.common_text)
+    return list(dict.fromkeys(label for _store, _slug, label, row in rows if check(tree, row).doubtful))
 
 
 def _pinned_line(label: str, content: str, store: str) -> str:

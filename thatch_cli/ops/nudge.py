@@ -30,10 +30,11 @@ CANDIDATES = 10
 
 
 class Match:
-    __slots__ = ("memory", "score", "by")
+    __slots__ = ("memory", "score", "by", "doubts")
 
     def __init__(self, memory: Memory, score: float, by: str) -> None:
         self.memory, self.score, self.by = memory, score, by  # by: "cosine" or "keywords"
+        self.doubts: list[str] = []  # one line per anchor whose code changed or is gone (ops/anchors.py)
 
     def __repr__(self) -> str:
         return f"Match({self.memory.label!r}, {self.score:.3f}, {self.by})"
@@ -65,5 +66,12 @@ def related(ctx: Context, prompt: str, *, cosine: float = DEFAULT_THRESHOLD, lex
         shares = [(r.memory, r.score / LEXICAL_WEIGHT) for r in outcome.results if r.ranked.lexical is not None]
         found = [Match(memory, share, "keywords") for memory, share in shares if share >= lexical]
     found.sort(key=lambda m: (-m.score, m.memory.store, m.memory.slug))
-    return found[:MAX_MATCHES]
+    found = found[:MAX_MATCHES]
+    if found:
+        from .anchors import of
+
+        anchored = of(ctx, [m.memory.key for m in found])
+        for m in found:
+            m.doubts = anchored.doubts(m.memory.key)
+    return found
 

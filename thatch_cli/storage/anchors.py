@@ -82,16 +82,24 @@ def of_memories(db: MemoryDB, keys: Iterable[tuple[str, str]]) -> dict[tuple[str
 
 def in_stores(db: MemoryDB, stores: Sequence[str]) -> dict[tuple[str, str], list[Row]]:
     """Every anchor of the live memories of `stores`, by memory."""
-    if not stores or not _present(db.conn):
-        return {}
-    names = ", ".join(f"a.{c}" for c in COLUMNS)
     found: dict[tuple[str, str], list[Row]] = {}
-    for row in db.conn.execute(f"SELECT a.store, a.slug, {names} FROM {TABLE} a JOIN entries e"
-                               " ON e.store = a.store AND e.slug = a.slug"
-                               f" WHERE a.store IN ({', '.join('?' for _ in stores)}) AND e.archived = 0"
-                               " ORDER BY a.store, a.slug, a.path, a.start_line", list(stores)):
-        found.setdefault((row[0], row[1]), []).append(_read(row[2:]))
+    for store, slug, _label, row in live(db.conn, stores):
+        found.setdefault((store, slug), []).append(row)
     return found
+
+
+def live(conn: sqlite3.Connection, stores: Sequence[str], limit: int = -1) -> list[tuple[str, str, str, Row]]:
+    """(store, slug, label, anchor row) of the live memories of `stores`, at
+    most `limit` rows (-1: all); on any connection, the hot paths' raw
+    read-only one too."""
+    if not stores or not _present(conn):
+        return []
+    names = ", ".join(f"a.{c}" for c in COLUMNS)
+    return [(row[0], row[1], row[2], _read(row[3:])) for row in conn.execute(
+        f"SELECT a.store, a.slug, e.label, {names} FROM {TABLE} a JOIN entries e"
+        " ON e.store = a.store AND e.slug = a.slug"
+        f" WHERE a.store IN ({', '.join('?' for _ in stores)}) AND e.archived = 0"
+        " ORDER BY a.store, a.slug, a.path, a.start_line LIMIT ?", [*stores, limit])]
 
 
 def replace(db: MemoryDB, store: str, slug: str, rows: Sequence[Row], *, keep_others: bool) -> None:
