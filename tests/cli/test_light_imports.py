@@ -92,6 +92,8 @@ LIGHT_THATCH = {
     "thatch_cli.storage.opening", "thatch_cli.storage.readable", "thatch_cli.storage.sync",
 }
 DETECTING = {"thatch_cli.location.gitfs", "thatch_cli.location.identity"}
+# show also reads the memory's anchors (the drift check itself only runs when it has some).
+ANCHORS = {"thatch_cli.ops.anchors", "thatch_cli.storage.anchors"}
 
 
 def _sqlite3_modules() -> set[str]:
@@ -137,4 +139,5 @@ def test_a_light_command_imports_exactly_what_it_uses(populated, repository, arg
     thatch = {m for m in modules if m.split(".")[0] == "thatch_cli"}
     assert modules - thatch == _sqlite3_modules() | LIGHT_STDLIB
     given = "acme/widget" in args
-    assert thatch == LIGHT_THATCH | (set() if given or args == ["stores"] else DETECTING)
+    assert thatch == LIGHT_THATCH | (set() if given or args == ["stores"] else DETECTING) | (
+        ANCHORS if args[0] == "show" else set())

@@ -23,6 +23,7 @@ from helpers import FIXED_NOW, git, run_probed
 
 STORE = "acme/widget"
 KEYS = {"store", "clean", "exit_code", "checked_at", "stale_days", "unreadable", "duplicates", "duplicate_check", "stale",
+        "drifted",
         "orphans"}
 
 
