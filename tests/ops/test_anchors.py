@@ -259,3 +259,21 @@ def test_the_original_schema_file_gains_the_table_additively(cli, repo, isolated
     conn.close()
     assert "thatch_cli_anchors" in tables and "entries" in tables
     assert json.loads(cli("show", LABEL, "--json", cwd=repo).stdout)["memory"]["anchors"][0]["path"] == "README"
+
+
+def test_export_and_import_carry_anchors_and_refuse_a_path_that_leaves_the_repository(cli, repo, tmp_path):
+    remember(cli, repo, "src/config.py:40-75", "README")
+    exported = tmp_path / "export.jsonl"
+    assert cli("export", "--output", str(exported), cwd=repo).exit_code == 0
+    records = [json.loads(line) for line in exported.read_text().splitlines()]
+    anchored = [r for r in records if r.get("_record") == "anchor"]
+    assert [(r["path"], r["start_line"], r["end_line"]) for r in anchored] == [("README", 0, 0),
+                                                                               ("src/config.py", 40, 75)]
+    assert cli("forget", LABEL, cwd=repo).exit_code == 0
+    evil = {**anchored[0], "path": "../outside"}
+    exported.write_text(exported.read_text() + json.dumps(evil) + "\n")
+    result = cli("import", str(exported), "--json", cwd=repo)
+    data = result.json()
+    assert data["anchors"] == 2 and data["error_count"] == 1 and "repository's top level" in data["errors"][0]["message"]
+    assert [a["path"] for a in anchors(cli, repo)] == ["README", "src/config.py"]
+    assert anchors(cli, repo)[1]["drift"]["state"] == "unchanged"

@@ -27,7 +27,7 @@ def export(
                                             help="Write to FILE instead of stdout.")] = None,
     as_json: Json = False,
 ) -> int:
-    """Export memories as JSONL, one memory per line with every column. A row that cannot be read (text that is not UTF-8) is left out and named (exit 5); everything else is exported."""
+    """Export memories as JSONL, one memory per line with every column, then dedup verdicts, earlier versions and anchors. A row that cannot be read (text that is not UTF-8) is left out and named (exit 5); everything else is exported."""
     from ..ops import transfer
 
     if as_json and not output:
@@ -60,7 +60,7 @@ def export(
     "thatch import backup.jsonl --overwrite",
     "cat notes.jsonl | thatch import - --store team/notes",
 ], json="created, replaced, skipped, embedded, kept_vectors, without_vector, lines, model, error_count,"
-        " errors (line, message), conflicts (line, store, slug), notices")
+        " errors (line, message), conflicts (line, store, slug), notices, verdicts, versions, anchors")
 def import_(
     ctx: Context, out: Output, *,
     source: Annotated[str, Argument(metavar="FILE", help="JSONL file to import ('-' reads stdin).")],
@@ -107,7 +107,8 @@ def import_(
              f" embedded {outcome.embedded}, kept {outcome.kept_vectors} vectors"
              + (f", {outcome.without_vector} without a vector" if outcome.without_vector else "")
              + (f"; {outcome.verdicts} dedup verdicts" if outcome.verdicts else "")
-             + (f"; {outcome.versions} earlier versions" if outcome.versions else ""))
+             + (f"; {outcome.versions} earlier versions" if outcome.versions else "")
+             + (f"; {outcome.anchors} anchors" if outcome.anchors else ""))
     if outcome.conflicts:
         first = outcome.conflicts[0]
         out.notice(f"{outcome.skipped} already existed (pass --overwrite to replace them), e.g. line "

@@ -1,9 +1,10 @@
 """One line of a JSONL export, read into checked values (ops/transfer.py
 drives the import).
 
-An export holds three kinds of line: a memory (every column of `entries`),
-a dedup verdict (`"_record": "verdict"`) and a kept earlier version of a
-memory (`"_record": "version"`). Every value an import writes passes the
+An export holds four kinds of line: a memory (every column of `entries`),
+a dedup verdict (`"_record": "verdict"`), a kept earlier version of a
+memory (`"_record": "version"`) and an anchor, the code a memory describes
+(`"_record": "anchor"`). Every value an import writes passes the
 checks `remember` applies (support/validate.py, named by the field in memory/fields.py) or
 the check of its field's kind, so one crafted line cannot put into the
 store what no command could:
@@ -297,3 +298,38 @@ def version(record: dict, store: Callable[[str], str], now: str) -> dict[str, An
 
 def _missing(name: str) -> Any:
     raise Invalid(f"missing {name!r}")
+
+
+MAX_ANCHOR_LINES = 250_000  # line hashes in one anchor (a 2 MB file of short lines)
+
+
+def _hex(record: dict, name: str, *, required: bool = False, length: int | None = 40,
+         limit: int | None = None) -> str | None:
+    value = text_value(record, name, required=required, limit=limit or length)
+    if value is None:
+        return None
+    if (length is not None and len(value) != length) or any(c not in "0123456789abcdef" for c in value):
+        raise Invalid(f"{name!r} must be {'a ' + str(length) + '-digit' if length else 'a'} lowercase hex string")
+    return value
+
+
+def anchor(record: dict, store: str) -> dict[str, Any]:
+    """An anchor row (storage/anchors.py): a path from a repository's top
+    level that cannot leave it, a line range, and git and line hashes."""
+    slug = text_value(record, "slug", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
+    path = text_value(record, "path", required=True, limit=4096, one_line=True)
+    assert path is not None
+    parts = path.split("/")
+    if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
+        raise Invalid(f"'path' must be a file's path from the repository's top level: {path[:60]!r}")
+    start = _integer(record, "start_line", 0, 0, 10**9) or 0
+    end = _integer(record, "end_line", 0, 0, 10**9) or 0
+    if (start == 0) != (end == 0) or end < start:
+        raise Invalid("'start_line' and 'end_line' must be a range (both 0 for the whole file)")
+    hashes = _hex(record, "line_hashes", length=None, limit=MAX_ANCHOR_LINES * 8)
+    if hashes is not None and len(hashes) % 8:
+        raise Invalid("'line_hashes' must be 8 hex digits per line")
+    return {"store": store, "slug": slug, "path": path, "start_line": start, "end_line": end,
+            "commit_id": _hex(record, "commit_id"), "blob": _hex(record, "blob", required=True),
+            "fingerprint": _hex(record, "fingerprint"), "line_hashes": hashes,
+            "anchored_at": _timestamp(record, "anchored_at", None) or "1970-01-01T00:00:00.000Z"}

@@ -90,6 +90,10 @@ def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vect
             write({jsonl.RECORD_KEY: "verdict", **row}, "verdict", "store", "slug_a", "slug_b")
         for row in table.iter_versions(db, stores, with_vectors=with_vectors):
             write({jsonl.RECORD_KEY: "version", **row}, "version", "memory_store", "memory_slug", "version")
+        from ..storage import anchors
+
+        for row in anchors.export_rows(db, stores):
+            write({jsonl.RECORD_KEY: "anchor", **row}, "anchor", "store", "slug", "path")
     return outcome
 
 
@@ -129,6 +133,7 @@ class ImportOutcome:
     notices: list[str] = field(default_factory=list)
     verdicts: int = 0
     versions: int = 0
+    anchors: int = 0
 
     def error(self, line: int, message: str) -> None:
         self.error_count += 1
@@ -156,6 +161,7 @@ class ImportOutcome:
             "notices": self.notices,
             "verdicts": self.verdicts,
             "versions": self.versions,
+            "anchors": self.anchors,
         }
 
 
@@ -183,6 +189,8 @@ class _Importer:
                                                          self.columns))
         if kind == "verdict":
             return jsonl.Line(number, kind, jsonl.verdict(record, self.store_of(record, "store")))
+        if kind == "anchor":
+            return jsonl.Line(number, kind, jsonl.anchor(record, self.store_of(record, "store")))
         if kind == "version":
             return jsonl.Line(number, kind, jsonl.version(record, lambda name: self.store_of(record, name),
                                                           self.now))
@@ -292,13 +300,18 @@ class _Importer:
             seen.add(row.key)
             wanted.append(row)
         wanted = self.embed(wanted)
-        others = [(line.number, line.kind, line.values) for line in lines if line.kind != "memory"]
+        others = [(line.number, line.kind, line.values) for line in lines if line.kind in ("verdict", "version")]
+        anchored = [(line.number, line.values) for line in lines if line.kind == "anchor"]
         try:
             created, replaced = table.write_batch(self.db, [(row.number, row.values) for row in wanted],
                                                   overwrite=self.overwrite, conflict=self.outcome.conflict,
                                                   failed=self.outcome.error)
             verdicts, versions = table.write_records(self.db, others, overwrite=self.overwrite,
                                                      failed=self.outcome.error)
+            from ..storage import anchors
+
+            self.outcome.anchors += anchors.import_rows(self.db, anchored, overwrite=self.overwrite,
+                                                        failed=self.outcome.error)
         except sqlite3.Error as exc:
             first = (wanted or lines)[0].number if (wanted or lines) else "?"
             raise DatabaseError(f"import failed at line {first}: {exc}") from exc

@@ -16,7 +16,7 @@ import sqlite3
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: show and recall read anchors
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from .memories import MemoryDB
 
@@ -128,3 +128,37 @@ def remove(db: MemoryDB, store: str, slug: str, path: str | None = None) -> int:
             return conn.execute(f"DELETE FROM {TABLE} WHERE store = ? AND slug = ?", (store, slug)).rowcount
         return conn.execute(f"DELETE FROM {TABLE} WHERE store = ? AND slug = ? AND path = ?",
                             (store, slug, path)).rowcount
+
+
+def export_rows(db: MemoryDB, stores: Sequence[str] | None) -> list[dict]:
+    """Every anchor of `stores` (None: all), one dict each, for an export."""
+    if not _present(db.conn):
+        return []
+    where, args = "", []
+    if stores is not None:
+        where, args = f"WHERE store IN ({', '.join('?' for _ in stores)})", list(stores)
+    names = ("store", "slug", *COLUMNS)
+    return [dict(zip(names, row)) for row in db.conn.execute(
+        f"SELECT {', '.join(names)} FROM {TABLE} {where} ORDER BY store, slug, path, start_line, end_line", args)]
+
+
+def import_rows(db: MemoryDB, records: Sequence[tuple[int, dict]], *, overwrite: bool,
+                failed: Callable[[int, str], None]) -> int:
+    """Write imported anchors (line, values) in one transaction: only onto a
+    memory the store has (written earlier in the import, or before), an
+    anchor it already has kept unless `overwrite`. Returns how many were written."""
+    if not records:
+        return 0
+    written = 0
+    verb = "INSERT OR REPLACE" if overwrite else "INSERT OR IGNORE"
+    names = ("store", "slug", *COLUMNS)
+    with db.transaction() as conn:
+        if not _present(conn):
+            return 0
+        for line, values in records:
+            if not db.exists(values["store"], values["slug"]):
+                failed(line, f"no memory {values['slug']!r} in {values['store']} to anchor")
+                continue
+            written += conn.execute(f"{verb} INTO {TABLE} ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
+                                    [values[n] for n in names]).rowcount
+    return written
