@@ -62,6 +62,7 @@ def commands(locomo: Path, tmp: Path) -> dict[str, list[str]]:
     data = str(locomo)
     return {
         "agent_hooks.py": ["--runs", "1", "--size", "40"],
+        "anchors.py": ["--files", "30", "--changed", "3", "--runs", "1"],
         "daemon_memory.py": ["--memories", "40", "--rounds", "1", "--unembedded", "10"],
         "calibration.py": ["--models", "fake:64", "--locomo", data, "--questions", "2"],
         "calibration_reference.py": ["--model", "fake:64", "--output", str(tmp / "reference.json")],

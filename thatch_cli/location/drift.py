@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
+from stat import S_ISREG
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: recall checks drift
 if TYPE_CHECKING:
@@ -202,20 +203,18 @@ class Worktree:
             return self._blobs[path]
         found: str | None = None
         index = self._entries()
-        entry = index[0].get(path) if index else None
         try:
-            st = os.stat(os.path.join(self.top, path))
-        except OSError:
-            self._blobs[path] = None
-            return None
-        if not os.path.isfile(os.path.join(self.top, path)):
-            found = None
-        elif entry is not None and index is not None and entry[1] == st.st_mtime_ns and entry[2] == (st.st_size & 0xFFFFFFFF) \
-                and entry[1] < index[1]:
-            found = entry[0]
-        else:
-            data = self.data(path)
-            found = blob_id(data) if data is not None else None
+            st = os.stat(self.top + "/" + path)
+        except (OSError, ValueError):
+            st = None
+        if st is not None and S_ISREG(st.st_mode):
+            entry = index[0].get(path) if index else None
+            if entry is not None and entry[1] == st.st_mtime_ns and entry[2] == (st.st_size & 0xFFFFFFFF) \
+                    and entry[1] < index[1]:  # type: ignore[index]
+                found = entry[0]
+            else:
+                data = self.data(path)
+                found = blob_id(data) if data is not None else None
         self._blobs[path] = found
         return found
 

@@ -70,6 +70,15 @@ def of_memories(db: MemoryDB, keys: Iterable[tuple[str, str]]) -> dict[tuple[str
         return {}
     found: dict[tuple[str, str], list[Row]] = {}
     names = ", ".join(COLUMNS)
+    if len(wanted) > 50:
+        # Many memories (a hygiene pass, a large recall): one scan of their stores beats a long OR.
+        keys, stores = set(wanted), sorted({store for store, _ in wanted})
+        for row in db.conn.execute(f"SELECT store, slug, {names} FROM {TABLE}"
+                                   f" WHERE store IN ({', '.join('?' for _ in stores)})"
+                                   " ORDER BY store, slug, path, start_line, end_line", stores):
+            if (row[0], row[1]) in keys:
+                found.setdefault((row[0], row[1]), []).append(_read(row[2:]))
+        return found
     for start in range(0, len(wanted), 400):
         chunk = wanted[start:start + 400]
         where = " OR ".join("(store = ? AND slug = ?)" for _ in chunk)
