@@ -159,7 +159,7 @@ def test_help_command(cli):
     top = cli("help")
     assert top.exit_code == 0 and "remember" in top.stdout and "Examples:" in top.stdout
     recall = cli("help", "recall")
-    assert recall.exit_code == 0 and "Usage: thatch recall [OPTIONS] QUERY" in recall.stdout
+    assert recall.exit_code == 0 and "Usage: thatch recall [OPTIONS] [QUERY...]" in recall.stdout
     assert cli("help", "dedup", "mark").stdout == cli("dedup", "mark", "--help").stdout
     assert "did you mean 'thatch recall'?" in one_error(cli("help", "recal"), 2)
 

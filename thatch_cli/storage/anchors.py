@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from .fastread import LIVE
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: show and recall read anchors
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -107,7 +109,7 @@ def live(conn: sqlite3.Connection, stores: Sequence[str], limit: int = -1) -> li
     return [(row[0], row[1], row[2], _read(row[3:])) for row in conn.execute(
         f"SELECT a.store, a.slug, e.label, {names} FROM {TABLE} a JOIN entries e"
         " ON e.store = a.store AND e.slug = a.slug"
-        f" WHERE a.store IN ({', '.join('?' for _ in stores)}) AND e.archived = 0"
+        f" WHERE a.store IN ({', '.join('?' for _ in stores)}) AND e.{LIVE}"
         " ORDER BY a.store, a.slug, a.path, a.start_line LIMIT ?", [*stores, limit])]
 
 
