@@ -234,6 +234,7 @@ class Worktree:
         if not commit:
             return None, None
         from dulwich.diff_tree import RenameDetector, tree_changes
+        from dulwich.objects import Commit, ObjectID
         from dulwich.repo import Repo
 
         try:
@@ -243,7 +244,7 @@ class Worktree:
         try:
             store = repo.object_store
             try:
-                old = store[commit.encode()]
+                old = store[ObjectID(commit.encode())]
             except KeyError:
                 shallow = os.path.isfile(os.path.join(self.common_dir, "shallow"))
                 return None, (f"commit {commit[:7]} is not in this {'shallow clone' if shallow else 'repository'}'s"
@@ -251,10 +252,13 @@ class Worktree:
             head = head_commit(self.git_dir, self.common_dir)
             if head is None:
                 return None, None
-            new = store[head.encode()]
+            new = store[ObjectID(head.encode())]
+            if not isinstance(old, Commit) or not isinstance(new, Commit):
+                return None, None
             wanted = path.encode("utf-8", "surrogateescape")
             for change in tree_changes(store, old.tree, new.tree, rename_detector=RenameDetector(store)):
-                if change.type in ("rename", "copy") and change.old.path == wanted:
+                if change.type in ("rename", "copy") and change.old is not None and change.new is not None \
+                        and change.old.path == wanted and change.new.path is not None:
                     moved = change.new.path.decode("utf-8", "surrogateescape")
                     if self.blob(moved) is not None:
                         return moved, None
