@@ -277,3 +277,23 @@ def test_export_and_import_carry_anchors_and_refuse_a_path_that_leaves_the_repos
     assert data["anchors"] == 2 and data["error_count"] == 1 and "repository's top level" in data["errors"][0]["message"]
     assert [a["path"] for a in anchors(cli, repo)] == ["README", "src/config.py"]
     assert anchors(cli, repo)[1]["drift"]["state"] == "unchanged"
+
+
+def test_the_original_writing_with_its_own_sql_keeps_the_anchors(cli, repo, isolated_env):
+    """The original's overwrite (INSERT OR REPLACE, no delete trigger fires) and
+    update keep a memory's anchors; its delete takes them with the memory."""
+    import sqlite3
+
+    remember(cli, repo, "README")
+    slug = cli("show", LABEL, "--json", cwd=repo).json()["memory"]["slug"]
+    conn = sqlite3.connect(isolated_env["THATCH_DB"])
+    conn.execute("INSERT OR REPLACE INTO entries (slug, store, label, content, created_at, updated_at)"
+                 " VALUES (?, 'acme/widget', ?, ?, '2026-03-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z')",
+                 (slug, LABEL, f"# {LABEL}\n\nrewritten by the original"))
+    conn.execute("UPDATE entries SET content = ? WHERE slug = ?", (f"# {LABEL}\n\nagain", slug))
+    conn.commit()
+    assert [a["path"] for a in anchors(cli, repo)] == ["README"]
+    conn.execute("DELETE FROM entries WHERE slug = ?", (slug,))
+    conn.commit()
+    assert conn.execute("SELECT count(*) FROM thatch_cli_anchors").fetchone()[0] == 0
+    conn.close()
