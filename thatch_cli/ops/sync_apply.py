@@ -4,7 +4,8 @@
 A memory that changed here after the merge read it is left as it is now
 (the next sync shares it); everything else that came in is written as an
 import writes a line (MemoryDB.write_row, so the history keeps what it
-replaces), embedded first, and marked with its author and as unreviewed."""
+replaces), embedded first, with its anchors as they came, and marked with its
+author and as unreviewed."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import time
 from typing import Any
 
 from ..memory.records import SYNCED_FIELDS
+from ..storage import anchors as anchor_table
 from ..storage import sync as table
 from ..support.errors import ModelUnavailable
 from ..support.textsafe import one_line
@@ -91,10 +93,13 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
                 table.delete(conn, store, record.slug)
                 continue
             values = {"slug": record.slug, "store": store, **record.fields}
+            anchored = values.pop("anchors", None) or []
             if before is None or before[CONTENT] != record.fields["content"]:
                 values["embedding"] = values["model"] = None
                 written.append((record.slug, record.fields["content"]))
             db.write_row(values, replace=before is not None)
+            anchor_table.write(conn, store, record.slug, [tuple(a[k] for k in records.ANCHOR_KEYS) for a in anchored],
+                               keep_others=False)
             table.set_incoming(conn, store, record.slug, record.author, review and record.author != me)
         for loser in plan.losers:
             table.keep_version(conn, records.values_of(loser, store), "conflict", now)

@@ -95,6 +95,11 @@ def local_state(step: Any, store: str, last: dict[str, Record],
 
     conn = step.db.conn
     rows = {row["slug"]: row for row in table.rows(conn, store)}
+    from ..storage import anchors
+
+    for anchor in anchors.export_rows(step.db, [store]):
+        if anchor["slug"] in rows:
+            rows[anchor["slug"]].setdefault("anchors", []).append(records.synced_anchor(anchor))
     state = {slug: tuple(r[name] for name in SYNCED_FIELDS) for slug, r in rows.items()}
     excluded = table.private_slugs(conn, store)
     if not step.ctx.setting("sync.branches"):

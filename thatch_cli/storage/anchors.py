@@ -122,12 +122,17 @@ def replace(db: MemoryDB, store: str, slug: str, rows: Sequence[Row], *, keep_ot
             from ..support.errors import DatabaseError
 
             raise DatabaseError("this database has no table for anchors (opened read-only at an older schema)")
-        if not keep_others:
-            conn.execute(f"DELETE FROM {TABLE} WHERE store = ? AND slug = ?", (store, slug))
-        for path, start, end, *rest in rows:
-            conn.execute(f"INSERT OR REPLACE INTO {TABLE} (store, slug, {', '.join(COLUMNS)})"
-                         f" VALUES (?, ?, {', '.join('?' for _ in COLUMNS)})",
-                         (store, slug, path, start or 0, end or 0, *rest))
+        write(conn, store, slug, rows, keep_others=keep_others)
+
+
+def write(conn: sqlite3.Connection, store: str, slug: str, rows: Sequence[Row], *, keep_others: bool) -> None:
+    """`replace` inside the caller's transaction (thatch sync writes a memory and its anchors in one)."""
+    if not keep_others:
+        conn.execute(f"DELETE FROM {TABLE} WHERE store = ? AND slug = ?", (store, slug))
+    for path, start, end, *rest in rows:
+        conn.execute(f"INSERT OR REPLACE INTO {TABLE} (store, slug, {', '.join(COLUMNS)})"
+                     f" VALUES (?, ?, {', '.join('?' for _ in COLUMNS)})",
+                     (store, slug, path, start or 0, end or 0, *rest))
 
 
 def remove(db: MemoryDB, store: str, slug: str, path: str | None = None) -> int:

@@ -3,7 +3,7 @@ sha1(slug)>/<slug>.json`, beside a small format file.
 
 A live memory's file is a `thatch export` line without what is not synced
 (store, vectors and model, recall counts: records.SYNCED_FIELDS says what
-is), plus `author` (who wrote this version) and `hlc` (its hybrid logical
+is), and its `anchors` when it has any (the code it describes), plus `author` (who wrote this version) and `hlc` (its hybrid logical
 clock stamp). A forgotten memory leaves a tombstone: `deleted: true` with
 its slug, label, author and stamp; absence is never a deletion.
 
@@ -50,10 +50,12 @@ def slug_of(path: str) -> str | None:
 
 def digest_of(fields: Mapping[str, Any] | None) -> str:
     """What tells two versions of a memory apart: a hash of its synced
-    fields ("deleted" for a tombstone)."""
+    fields and, when it has any, its anchors ("deleted" for a tombstone).
+    A memory without anchors hashes as it did before anchors existed."""
     if fields is None:
         return "deleted"
-    text = json.dumps([fields.get(name) for name in SYNCED_FIELDS], ensure_ascii=False, separators=(",", ":"))
+    values = [fields.get(name) for name in SYNCED_FIELDS] + ([fields["anchors"]] if fields.get("anchors") else [])
+    text = json.dumps(values, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
@@ -128,7 +130,40 @@ def normal(values: Mapping[str, Any]) -> dict[str, Any]:
     fields = {name: values.get(name) for name in SYNCED_FIELDS}
     fields["branch"] = fields["branch"] or None
     fields["archived"] = int(bool(fields["archived"]))
+    if values.get("anchors"):
+        fields["anchors"] = sorted(values["anchors"], key=lambda a: (a["path"], a["start_line"], a["end_line"]))
     return fields
+
+
+# An anchor's keys in a memory's file (storage/anchors.py's columns); line
+# hashes longer than this are left out (the other clone then tells a change
+# by blob id alone), so anchors never push a file past MAX_RECORD_BYTES.
+ANCHOR_KEYS = ("path", "start_line", "end_line", "commit_id", "blob", "fingerprint", "line_hashes", "anchored_at")
+MAX_SYNCED_ANCHORS = 50
+MAX_SYNCED_HASH_CHARS = 4000
+
+
+def synced_anchor(values: Mapping[str, Any]) -> dict[str, Any]:
+    """One anchor as a memory's file carries it."""
+    anchor = {key: values.get(key) for key in ANCHOR_KEYS}
+    if anchor["line_hashes"] and len(anchor["line_hashes"]) > MAX_SYNCED_HASH_CHARS:
+        anchor["line_hashes"] = None
+    return anchor
+
+
+def _anchors(raw: Any, slug: str) -> list[dict[str, Any]]:
+    """The anchors of a file from the remote, each checked as an import checks one."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or len(raw) > MAX_SYNCED_ANCHORS:
+        raise jsonl.Invalid(f"'anchors' must be a list of at most {MAX_SYNCED_ANCHORS} anchors")
+    found = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise jsonl.Invalid("each of 'anchors' must be an object")
+        checked = jsonl.anchor({**item, "slug": slug}, "-")
+        found.append(synced_anchor(checked))
+    return found
 
 
 def tombstone(slug: str, label: str, author: str | None, stamp: hlc.Stamp) -> Record:
@@ -136,9 +171,10 @@ def tombstone(slug: str, label: str, author: str | None, stamp: hlc.Stamp) -> Re
 
 
 def values_of(record: Record, store: str) -> dict[str, Any]:
-    """The entries row a live record becomes in `store` (no vector yet)."""
+    """The entries row a live record becomes in `store` (no vector yet; its anchors left out)."""
     assert record.fields is not None
-    return {"slug": record.slug, "store": store, **record.fields, "embedding": None, "model": None}
+    fields = {k: v for k, v in record.fields.items() if k != "anchors"}
+    return {"slug": record.slug, "store": store, **fields, "embedding": None, "model": None}
 
 
 def check_author(value: Any) -> str | None:
@@ -174,6 +210,7 @@ def parse(path: str, data: bytes, now: str) -> Record:
         record = tombstone(slugify(label), label, author, stamp)
     else:
         values = jsonl.memory({k: v for k, v in raw.items() if k in ("slug", *SYNCED_FIELDS)}, "-", now, {})
+        values["anchors"] = _anchors(raw.get("anchors"), values["slug"])
         record = Record(values["slug"], values["label"], normal(values), author, stamp)
     given = raw.get("slug")
     if record.slug != slug or (given is not None and given != slug):
