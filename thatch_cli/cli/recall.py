@@ -98,7 +98,7 @@ def recall(
     if not query and not file:
         from ..support.errors import InvalidInput
 
-        raise InvalidInput("give a query, or --file PATH")
+        raise InvalidInput("missing QUERY: say what you are looking for, or give --file PATH")
     outcome = find(ctx, " ".join(query or []), files=file, store=store, all_stores=all_stores, branch=branch, limit=limit,
                    include_archived=include_archived, mode=mode, floor=floor, all_branches=all_branches)
     show(out, outcome, budget, show_weak)
