@@ -12,7 +12,9 @@ prints, first that applies:
    relate to a prompt of 10+ characters (ops/nudge.py: a peek, which
    stamps nothing; cut-off on the dense cosine), with the tool to read them,
    as a block of stored notes (support/agent_text.py), at most MAX_CHARS characters;
-3. a one-line reminder to save new knowledge.
+3. a one-line reminder to save new knowledge;
+
+then, after tiers 2 and 3, the learned rules the prompt fires (hot/rules.py).
 
 The model is used only through a warm daemon; a cold one is started in the
 background and this prompt is matched by keywords. `--host` shapes the
@@ -101,11 +103,14 @@ def nudge_text(env: Mapping[str, str], payload: dict) -> str:
         if pending:
             return extraction_nudge(len(pending), queue.nudged(), queue.session_id)
     prompt = text_field(payload, PROMPT_KEYS)
+    nudge = WRITE_NUDGE
     if prompt:
         matches = related(env, project_dir(env, payload), prompt)
         if matches:
-            return recall_nudge(matches)
-    return WRITE_NUDGE
+            nudge = recall_nudge(matches)
+    from .rules import after
+
+    return after(env, payload, nudge)
 
 
 def main(argv: list[str]) -> int:

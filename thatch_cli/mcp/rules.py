@@ -12,8 +12,8 @@ from typing import Any
 from ..ops.context import Context
 from ..storage.rules import BEHAVIORS, PREDICTIONS, Kind
 from ..support import validate
-from ..support.errors import InvalidInput
 from ..support.agent_text import line
+from ..support.errors import InvalidInput
 from ..support.rules_text import NOTES, item_line
 from .results import Reply
 from .tool import NAME_CHECKS, Session, Tool, string

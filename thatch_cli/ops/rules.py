@@ -16,14 +16,16 @@ Rules follow the store rules of memories: the project's store by default,
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..storage import rules as table
 from ..storage.rules import BEHAVIORS, PREDICTIONS, Kind
 from ..support.errors import InvalidInput, NotFound
 from . import scope
 from .context import Context
 from .rules_match import FIRE_LIMIT, MATCH_THRESHOLD, Space, nearest, ranked, vector
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook fires rules through here (~2 ms)
+if TYPE_CHECKING:
+    from typing import Any
 
 UPDATE_SIGNALS = ("confirm", "disconfirm", "soft", "create")
 KIND_NAMES = {"prediction": PREDICTIONS, "behavior": BEHAVIORS}

@@ -16,4 +16,5 @@
     fastread     stdlib-only reads on a raw connection: the hot paths' and MemoryDB's one answer to
                  which stores exist and which memories are live
     sync         thatch sync's bookkeeping: each memory's marks, each store's sync state
+    rules        learned rules: the original's prediction and behavior tables, its confidence arithmetic
 """
