@@ -16,6 +16,7 @@ through support/validate.py, and returns a plain outcome with a `to_json()` shap
     pair_counts each store's last near-duplicate count, for the session-start reminder
     history    earlier versions of a memory, and restoring one
     rules      learned rules: predictions and behaviors recorded, graded, listed, deleted and fired
+    rules_admin what a person sees and forgets of the learned rules (`thatch rules`)
     rules_match matching text against rules' vectors on the calibrated scale (standard library only)
     backup     verified copies of the database, and restoring one
     config     reading and changing settings

@@ -28,14 +28,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 UPDATE_SIGNALS = ("confirm", "disconfirm", "soft", "create")
-KIND_NAMES = {"prediction": PREDICTIONS, "behavior": BEHAVIORS}
+BY_NAME = {kind.name: kind for kind in (PREDICTIONS, BEHAVIORS)}
 
 
 def kind_named(name: str) -> Kind:
     try:
-        return KIND_NAMES[name]
+        return BY_NAME[name]
     except KeyError:
-        raise InvalidInput(f"unknown kind {name!r} (prediction or behavior)") from None
+        raise InvalidInput(f"unknown kind {name!r} ({' or '.join(BY_NAME)})") from None
 
 
 def space_of(ctx: Context, model: str, dim: int) -> Space:

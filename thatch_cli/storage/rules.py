@@ -47,6 +47,7 @@ class Kind:
 PREDICTIONS = Kind("prediction", "prediction", "predictions", "prediction_id")
 BEHAVIORS = Kind("behavior", "behavior", "behaviors", "behavior_id")
 KINDS = (PREDICTIONS, BEHAVIORS)
+KIND_NAMES = tuple(kind.name for kind in KINDS)
 
 _NOW = "(strftime('%Y-%m-%dT%H:%M:%SZ','now'))"
 
