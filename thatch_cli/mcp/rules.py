@@ -113,6 +113,20 @@ def _feedback(ctx: Context, args: dict, state: Session) -> Reply:
                                    args.get("store"))}, render_change)
 
 
+def _with_defaults(tool: Tool) -> Tool:
+    """The tool, adding thatch's default behaviors first (once per database, ops/rules_seed.py)."""
+    run = tool.run
+
+    def seeded(ctx: Context, args: dict, state: Session) -> Reply:
+        from ..ops.rules_seed import seed
+
+        seed(ctx)
+        return run(ctx, args, state)
+
+    tool.run = seeded
+    return tool
+
+
 TEXT_CHECKS = {name: _text(name) for name in ("context", "matcher", "prediction", "rationale", "statement", "situation",
                                         "behavior")}
 CHECKS = {**NAME_CHECKS, **TEXT_CHECKS}
@@ -122,7 +136,7 @@ def _s(description: str) -> dict:
     return string(description, minLength=1)
 
 
-RULE_TOOLS: list[Tool] = [
+RULE_TOOLS: list[Tool] = [_with_defaults(tool) for tool in [
     Tool("prediction_query",
          "Ask the user decision model what this user tends to want in a situation: the learned preferences whose"
          " situation matches, each with its confidence and evidence count. For a judgment call (scope, approach,"
@@ -177,4 +191,4 @@ RULE_TOOLS: list[Tool] = [
          " behavior_list shows it.",
          {"statement": _s("The behavior's statement."), "store": RULE_STORE},
          _deleter(BEHAVIORS), required=("statement",), read_only=False, checks=CHECKS),
-]
+]]

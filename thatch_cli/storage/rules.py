@@ -292,3 +292,24 @@ def insert_rows(conn: sqlite3.Connection, kind: Kind, table: str, rows: Sequence
                               [row[c] for c in columns])
         added += cursor.rowcount
     return added
+
+
+# -- the default behaviors' bookkeeping -------------------------------------------------------------------
+
+
+def meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM thatch_cli_meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO thatch_cli_meta (key, value) VALUES (?, ?)", (key, value))
+
+
+def stamped(conn: sqlite3.Connection, kind: Kind, store: str, stamp: str) -> list[dict[str, Any]]:
+    """The items of `store` whose rationale carries `stamp` (a seeder's mark)."""
+    if not has_tables(conn, kind):
+        return []
+    cursor = conn.execute(f"SELECT {', '.join(ITEM_COLUMNS)} FROM {kind.items} WHERE store = ? AND instr(rationale, ?)"
+                          " > 0 ORDER BY rowid", (store, stamp))
+    return [dict(zip(ITEM_COLUMNS, row)) for row in cursor.fetchall()]
