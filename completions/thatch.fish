@@ -116,7 +116,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a daemon -d 'The background process
 complete -c thatch -n '__thatch_arg \'\' 0' -a dedup -d 'Verdicts on near-duplicate pairs, so duplicates and hygiene stop reporting them'
 complete -c thatch -n '__thatch_arg \'\' 0' -a duplicates -d 'List clusters of near-duplicate memories in a store (never deletes; exits 0)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a edit -d 'Edit a memory in $VISUAL or $EDITOR, then save it in place'
-complete -c thatch -n '__thatch_arg \'\' 0' -a export -d 'Export memories as JSONL, one memory per line with every column. A row that cannot be read (text that is not UTF-8) is left out and named (exit 5); everything else is exported'
+complete -c thatch -n '__thatch_arg \'\' 0' -a export -d 'Export memories as JSONL, one memory per line with every column, then the stores\' learned rules (one line each). A row that cannot be read (text that is not UTF-8) is left out and named (exit 5); everything else is exported'
 complete -c thatch -n '__thatch_arg \'\' 0' -a forget -d 'Delete one memory and its duplicate verdicts, from the detected store unless told otherwise'
 complete -c thatch -n '__thatch_arg \'\' 0' -a help -d 'Show the help of thatch or of one command'
 complete -c thatch -n '__thatch_arg \'\' 0' -a history -d 'List the earlier versions of a memory kept by overwrites, edits, renames, archiving and forgetting'

@@ -65,3 +65,16 @@ def test_list_show_and_forget(project, env):
     assert [r["kind"] for r in json.loads(run(env, project, "list", "--json").stdout)["rules"]] == ["behavior"]
     bad = run(env, project, "list", "--store", "acme/widgte")
     assert bad.returncode != 0 and "did you mean 'acme/widget'" in bad.stderr
+
+
+def test_status_counts_rules_and_a_backup_restores_them(project, env, tmp_path):
+    prediction, behavior = seed(env, project)
+    status = json.loads(thatch_process(["status", "--json"], env=env, cwd=project).stdout)
+    assert status["database"]["rules"] == {"predictions": 1, "behaviors": 1}
+    backup = tmp_path / "copy.db"
+    assert thatch_process(["backup", str(backup), "--json"], env=env, cwd=project).returncode == 0
+    run(env, project, "forget", prediction["id"])
+    restored = thatch_process(["restore", str(backup), "--json"], env=env, cwd=project)
+    assert restored.returncode == 0, restored.stderr
+    shown = json.loads(run(env, project, "show", prediction["id"], "--json").stdout)["rule"]
+    assert shown["confidence"] == prediction["confidence"] and shown["provenance"][0]["signal"] == "confirm"

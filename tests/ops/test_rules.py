@@ -128,3 +128,30 @@ def test_minilm_and_a_squeezed_model_fire_the_same_rules(minilm_path, squeezed, 
     assert decisions(squeezed, env, tmp_path) == reference
     conn = sqlite3.connect(tmp_path / f"{abs(hash(squeezed))}.db")
     assert conn.execute("SELECT count(*) FROM behaviors").fetchone() == (len(DEFAULTS),)
+
+
+def test_export_and_import_carry_rules_with_their_history(ctx, tmp_path):
+    from thatch_cli.ops.transfer import export_to_file, import_lines
+
+    seed(ctx)
+    made = rules.record(ctx, PREDICTIONS, "choosing a test runner", "use pytest", "confirm", "the user said so")
+    rules.record(ctx, PREDICTIONS, "choosing a test runner", "use pytest", "soft", "not for the benchmarks")
+    out = export_to_file(ctx, str(tmp_path / "all.jsonl"), None, with_vectors=False)
+    assert out.rules == len(DEFAULTS) + 1
+    other = {**ctx.env, "THATCH_DB": str(tmp_path / "other.db")}
+    with Context(env=other, cwd=tmp_path) as fresh:
+        lines = (tmp_path / "all.jsonl").read_text().splitlines()
+        assert import_lines(fresh, lines).rules == len(DEFAULTS) + 1
+        again = import_lines(fresh, lines)
+        assert again.rules == 0 and again.error_count == 0
+        copied = next(r for r in every(fresh, "acme/widget") if r["id"] == made["id"])
+        assert (copied["confidence"], copied["confirm_count"], copied["disconfirm_count"]) == (
+            round((1 + 2.5) / (1 + 0.25 + 5), 3), 1, 0.25)
+        assert [p["signal"] for p in rules.listing(fresh, PREDICTIONS, ["acme/widget"])[0]["provenance"]] == [
+            "soft", "confirm"]
+        # Without vectors, the imported rule is embedded when next compared: the query still finds it.
+        assert [r["statement"] for r in rules.query(fresh, "choosing a test runner")] == ["use pytest"]
+        bad = import_lines(fresh, ['{"_record": "rule", "kind": "spell", "id": "x", "statement": "y"}',
+                                   '{"_record": "rule", "kind": "behavior", "id": "z", "statement": "",'
+                                   ' "matchers": []}'])
+        assert bad.error_count == 2 and bad.rules == 0

@@ -53,10 +53,11 @@ class ExportOutcome:
     output: str | None = None
     # Rows left out because they cannot be decoded: "memory STORE SLUG", "version ...", "verdict ..."
     unreadable: list[str] = field(default_factory=list)
+    rules: int = 0  # learned rules (ops/rules_transfer.py)
 
     def to_json(self) -> dict:
         return {"exported": self.exported, "stores": self.stores, "with_vectors": self.with_vectors,
-                "output": self.output, "unreadable": self.unreadable}
+                "output": self.output, "unreadable": self.unreadable, "rules": self.rules}
 
 
 def export_stores(ctx: Context, store: str | None, all_stores: bool) -> list[str] | None:
@@ -90,6 +91,10 @@ def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vect
             write({jsonl.RECORD_KEY: "verdict", **row}, "verdict", "store", "slug_a", "slug_b")
         for row in table.iter_versions(db, stores, with_vectors=with_vectors):
             write({jsonl.RECORD_KEY: "version", **row}, "version", "memory_store", "memory_slug", "version")
+        from .rules_transfer import records
+
+        for record in records(db.conn, stores, with_vectors):
+            outcome.rules += write(record, "rule", "kind", "id")
     return outcome
 
 
@@ -129,6 +134,7 @@ class ImportOutcome:
     notices: list[str] = field(default_factory=list)
     verdicts: int = 0
     versions: int = 0
+    rules: int = 0
 
     def error(self, line: int, message: str) -> None:
         self.error_count += 1
@@ -156,6 +162,7 @@ class ImportOutcome:
             "notices": self.notices,
             "verdicts": self.verdicts,
             "versions": self.versions,
+            "rules": self.rules,
         }
 
 
@@ -186,6 +193,10 @@ class _Importer:
         if kind == "version":
             return jsonl.Line(number, kind, jsonl.version(record, lambda name: self.store_of(record, name),
                                                           self.now))
+        if kind == "rule":
+            from .rules_transfer import parsed
+
+            return jsonl.Line(number, kind, parsed(record, self.store_of(record, "store")))
         raise jsonl.Invalid(f"unknown {jsonl.RECORD_KEY} {str(kind)[:40]!r}")
 
     def store_of(self, record: dict, name: str) -> str:
@@ -292,13 +303,19 @@ class _Importer:
             seen.add(row.key)
             wanted.append(row)
         wanted = self.embed(wanted)
-        others = [(line.number, line.kind, line.values) for line in lines if line.kind != "memory"]
+        others = [(line.number, line.kind, line.values) for line in lines if line.kind not in ("memory", "rule")]
+        rules = [line.values for line in lines if line.kind == "rule"]
         try:
             created, replaced = table.write_batch(self.db, [(row.number, row.values) for row in wanted],
                                                   overwrite=self.overwrite, conflict=self.outcome.conflict,
                                                   failed=self.outcome.error)
             verdicts, versions = table.write_records(self.db, others, overwrite=self.overwrite,
                                                      failed=self.outcome.error)
+            if rules:
+                from .rules_transfer import write
+
+                with self.db.transaction() as conn:
+                    self.outcome.rules += write(conn, rules)
         except sqlite3.Error as exc:
             first = (wanted or lines)[0].number if (wanted or lines) else "?"
             raise DatabaseError(f"import failed at line {first}: {exc}") from exc

@@ -313,3 +313,8 @@ def stamped(conn: sqlite3.Connection, kind: Kind, store: str, stamp: str) -> lis
     cursor = conn.execute(f"SELECT {', '.join(ITEM_COLUMNS)} FROM {kind.items} WHERE store = ? AND instr(rationale, ?)"
                           " > 0 ORDER BY rowid", (store, stamp))
     return [dict(zip(ITEM_COLUMNS, row)) for row in cursor.fetchall()]
+
+
+def totals(conn: sqlite3.Connection) -> dict[str, int]:
+    """{"predictions": n, "behaviors": n} across every store (status)."""
+    return {kind.items: sum(counts(conn, kind).values()) for kind in KINDS}
