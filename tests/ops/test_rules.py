@@ -65,10 +65,11 @@ def test_ours_give_way_when_the_original_seeds_later_unless_graded(ctx):
     seed(ctx)
     graded = rules.feedback(ctx, DEFAULTS["debugging"][1], True, "a flaky test", "global")
     with ctx.db().transaction() as conn:
-        conn.execute("DELETE FROM thatch_cli_meta WHERE key = 'default_behaviors'")  # a newer set to seed
-        original_default(conn)
+        original_default(conn)  # the original's server started on this file after ours seeded
     assert seed(ctx) == []
-    assert defaults(ctx) == ["debugging"] and every(ctx, "global", "behavior")[0]["id"] in (graded["id"], "b1")
+    assert defaults(ctx) == ["debugging"] and {r["id"] for r in every(ctx, "global", "behavior")} == {graded["id"], "b1"}
+    left = ctx.db().conn.execute("SELECT count(*) FROM behavior_matchers WHERE store = 'global'").fetchone()[0]
+    assert left == len(DEFAULTS["debugging"][0]) + 1  # the others' situations went with them
 
 
 # -- real models ---------------------------------------------------------------------------------------------

@@ -84,18 +84,22 @@ def seed(ctx: Context) -> list[str]:
     """Add the defaults once per VERSION (unless the original's are there); returns the keys added."""
     db = ctx.db()
     conn = db.conn
-    if table.meta(conn, META_KEY) == VERSION:
+    seeded = table.meta(conn, META_KEY) == VERSION
+    if table.stamped(conn, BEHAVIORS, GLOBAL, ORIGINAL_STAMP):
+        # The original's set is here (it may have seeded after us): ours give way unless someone graded them.
+        ungraded = [row["id"] for row in table.stamped(conn, BEHAVIORS, GLOBAL, STAMP)
+                    if row["confirm_count"] + row["disconfirm_count"] == 0]
+        if ungraded or not seeded:
+            with db.transaction() as conn:
+                for item_id in ungraded:
+                    table.delete_item(conn, BEHAVIORS, item_id)
+                table.delete_unlinked_matchers(conn, BEHAVIORS, GLOBAL,
+                                               [text for situations, _, _ in DEFAULTS.values() for text in situations])
+                table.set_meta(conn, META_KEY, VERSION)
         return []
-    original = table.stamped(conn, BEHAVIORS, GLOBAL, ORIGINAL_STAMP)
-    with db.transaction() as conn:
-        if original:
-            for ours in table.stamped(conn, BEHAVIORS, GLOBAL, STAMP):
-                if ours["confirm_count"] + ours["disconfirm_count"] == 0:
-                    table.delete_item(conn, BEHAVIORS, ours["id"])
-            table.set_meta(conn, META_KEY, VERSION)
-            return []
-        present = {row["rationale"].split(STAMP, 1)[1].split()[0]
-                   for row in table.stamped(conn, BEHAVIORS, GLOBAL, STAMP)}
+    if seeded:
+        return []
+    present = {row["rationale"].split(STAMP, 1)[1].split()[0] for row in table.stamped(conn, BEHAVIORS, GLOBAL, STAMP)}
     missing = [key for key in DEFAULTS if key not in present]
     texts = [text for key in missing for text in (*DEFAULTS[key][0], DEFAULTS[key][1])]
     embedded = ctx.engine().embed_passages(texts) if texts else None

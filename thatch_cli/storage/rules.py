@@ -318,3 +318,12 @@ def stamped(conn: sqlite3.Connection, kind: Kind, store: str, stamp: str) -> lis
 def totals(conn: sqlite3.Connection) -> dict[str, int]:
     """{"predictions": n, "behaviors": n} across every store (status)."""
     return {kind.items: sum(counts(conn, kind).values()) for kind in KINDS}
+
+
+def delete_unlinked_matchers(conn: sqlite3.Connection, kind: Kind, store: str, descriptions: Sequence[str]) -> int:
+    """Delete the matchers of `store` with one of these descriptions that no edge uses any more."""
+    if not descriptions:
+        return 0
+    return conn.execute(
+        f"DELETE FROM {kind.matchers} WHERE store = ? AND description IN ({_marks(descriptions)})"
+        f" AND id NOT IN (SELECT matcher_id FROM {kind.edges})", [store, *descriptions]).rowcount
