@@ -26,11 +26,11 @@ from pathlib import Path
 
 import anyio
 import pytest
+from test_original_vectors import bge_cache  # noqa: F401  (a fixture)
 
 from thatch_cli import calibration
 
 from helpers import hook, hook_payload, stop_all, thatch_process
-from test_original_vectors import bge_cache  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.model
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +54,7 @@ def _original() -> tuple[Path, str]:
 
 
 @pytest.fixture(scope="module")
-def onnx_models(minilm_path, tmp_path_factory) -> Path:
+def onnx_models(original, minilm_path, tmp_path_factory) -> Path:
     """transformers.js's local model folder holding Xenova/bge-small-en-v1.5: MiniLM's weights in ONNX."""
     pytest.importorskip("onnx", reason="the onnx package exports the model the original runs")
     import torch
@@ -84,9 +84,14 @@ def onnx_models(minilm_path, tmp_path_factory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def original():
+    return _original()  # first, so a missing original skips before any model is built
+
+
 @pytest.fixture
-def shared(bge_cache, onnx_models, isolated_env, git_repo, tmp_path):  # noqa: F811
-    checkout, bun = _original()
+def shared(original, bge_cache, onnx_models, isolated_env, git_repo, tmp_path):  # noqa: F811
+    checkout, bun = original
     project = git_repo("widget", remote="git@github.com:acme/widget.git")
     preload = tmp_path / "preload.mjs"
     preload.write_text(PRELOAD)
