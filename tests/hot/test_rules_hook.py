@@ -14,7 +14,7 @@ from thatch_cli.ops.context import Context
 from thatch_cli.ops.rules import record
 from thatch_cli.storage.rules import BEHAVIORS, PREDICTIONS
 
-from helpers import hook, hook_payload, stop_all, thatch_process
+from helpers import hook, hook_payload, run_probed, stop_all, thatch_process, top_level
 
 SITUATION = "reviewing a pull request that carries tech debt"
 PREDICTION = "flag the tech debt before reviewing the diff itself"
@@ -84,3 +84,14 @@ def test_without_the_daemon_or_rules_the_hook_is_unchanged(project, env):
     seed(env, project)
     off = hook(["flush-tools"], payload, env={**env, "THATCH_DAEMON": "0"})
     assert off.returncode == 0 and "learned rule" not in off.stdout
+
+
+def test_firing_imports_no_cli_or_model_stack(project, env, tmp_path):
+    """With rules to score and a warm daemon, the hook still imports no numpy, typing or CLI."""
+    seed(env, project)
+    assert thatch_process(["daemon", "start"], env=env, cwd=project).returncode == 0
+    payload = hook_payload("claude_user_prompt_submit", project=project, prompt=MATCHING)
+    result, modules = run_probed(["flush-tools"], env=env, cwd=project, tmp_path=tmp_path, input=payload)
+    assert result.returncode == 0 and modules and "User decision model" in result.stdout, result
+    assert top_level(modules) & {"typer", "click", "rich", "numpy", "torch", "sentence_transformers", "mcp"} == set()
+    assert {"typing", "hashlib"} & modules == set()

@@ -102,10 +102,14 @@ def seed(ctx: Context) -> list[str]:
     present = {row["rationale"].split(STAMP, 1)[1].split()[0] for row in table.stamped(conn, BEHAVIORS, GLOBAL, STAMP)}
     missing = [key for key in DEFAULTS if key not in present]
     texts = [text for key in missing for text in (*DEFAULTS[key][0], DEFAULTS[key][1])]
-    embedded = ctx.engine().embed_passages(texts) if texts else None
+    if not missing:
+        with db.transaction() as conn:
+            table.set_meta(conn, META_KEY, VERSION)
+        return []
+    embedded = ctx.engine().embed_passages(texts)
     with db.transaction() as conn:
         table.ensure_tables(conn)
-        blobs = iter(embedded.blobs if embedded else [])
+        blobs = iter(embedded.blobs)
         for key in missing:
             situations, behavior, rationale = DEFAULTS[key]
             matcher_ids = [table.create_matcher(conn, BEHAVIORS, GLOBAL, text, next(blobs), embedded.model)
