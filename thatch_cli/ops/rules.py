@@ -181,9 +181,10 @@ def scored(conn, kind: Kind, space: Space, query: bytes, stores: list[str], thre
         found.append(summary(kind, edge, matcher=description, matcher_score=score,
                              score=round(score * edge["weight"] * edge["confidence"], 3)))
     found.sort(key=lambda s: -s["score"])
-    seen: set[str] = set()
-    unique = [s for s in found if not (s["id"] in seen or seen.add(s["id"]))]
-    return unique[:limit]
+    unique: dict[str, dict[str, Any]] = {}
+    for item in found:
+        unique.setdefault(item["id"], item)  # best first, so the first is an item's best matcher
+    return list(unique.values())[:limit]
 
 
 def query(ctx: Context, context: str, store: str | None = None,
