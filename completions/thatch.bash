@@ -5,12 +5,13 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unanchor unarchive unpin' ;;
+        '') _thatch_r='anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory rules search setup share show status stores sync unanchor unarchive unpin' ;;
         'completion') _thatch_r='install show' ;;
         'config') _thatch_r='get list path set unset' ;;
         'daemon') _thatch_r='start status stop' ;;
         'dedup') _thatch_r='keep list mark' ;;
         'hooks') _thatch_r='install status uninstall' ;;
+        'rules') _thatch_r='forget list show' ;;
         *) _thatch_r='' ;;
     esac
 }
@@ -63,6 +64,10 @@ _thatch_options() {
         'rescope') _thatch_r='--from --to --unscoped --store -s --global -g --json --help -h' ;;
         'restore') _thatch_r='--json --help -h' ;;
         'restore-memory') _thatch_r='--version --store -s --global -g --json --help -h' ;;
+        'rules') _thatch_r='--help -h' ;;
+        'rules forget') _thatch_r='--json --help -h' ;;
+        'rules list') _thatch_r='--kind --store -s --global -g --json --help -h' ;;
+        'rules show') _thatch_r='--json --help -h' ;;
         'search') _thatch_r='--limit -n --mode -m --all-branches --json --help -h' ;;
         'setup') _thatch_r='--global --plan --uninstall --status --json --help -h' ;;
         'share') _thatch_r='--store -s --global -g --json --help -h' ;;
@@ -84,9 +89,10 @@ _thatch_option_value() {
         'archive|--branch'|'archive|-b'|'list|--branch'|'list|-b'|'recall|--branch'|'recall|-b'|'remember|--branch'|'remember|-b'|'rescope|--from'|'rescope|--to') _thatch_r=branches ;;
         'dedup mark|--status') _thatch_r='choices:duplicate supplement contradiction unrelated' ;;
         'recall|--mode'|'recall|-m'|'search|--mode'|'search|-m') _thatch_r='choices:hybrid semantic lexical' ;;
+        'rules list|--kind') _thatch_r='choices:prediction behavior' ;;
         'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo'|'recall|--file'|'recall|-f'|'remember|--file'|'remember|-f') _thatch_r=files ;;
         'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'list|--limit'|'list|-n'|'mcp|--max-chars'|'mcp|--lock-wait'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version'|'search|--limit'|'search|-n'|'sync|--remote'|'sync|--accept'|'sync|--allow') _thatch_r=none ;;
-        'anchor|--store'|'anchor|-s'|'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'pin|--store'|'pin|-s'|'private|--store'|'private|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'share|--store'|'share|-s'|'show|--store'|'show|-s'|'stores|--drop'|'unanchor|--store'|'unanchor|-s'|'unarchive|--store'|'unarchive|-s'|'unpin|--store'|'unpin|-s') _thatch_r=stores ;;
+        'anchor|--store'|'anchor|-s'|'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'pin|--store'|'pin|-s'|'private|--store'|'private|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'rules list|--store'|'rules list|-s'|'share|--store'|'share|-s'|'show|--store'|'show|-s'|'stores|--drop'|'unanchor|--store'|'unanchor|-s'|'unarchive|--store'|'unarchive|-s'|'unpin|--store'|'unpin|-s') _thatch_r=stores ;;
         *) _thatch_r=flag ;;
     esac
 }
@@ -94,7 +100,7 @@ _thatch_option_value() {
 # What argument $2 (counting from 0) of command path $1 takes.
 _thatch_argument() {
     case "$1|$2" in
-        'help|0') _thatch_r='choices:anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unanchor unarchive unpin' ;;
+        'help|0') _thatch_r='choices:anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory rules search setup share show status stores sync unanchor unarchive unpin' ;;
         'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
         'setup|0') _thatch_r='choices:claude cursor codex' ;;
         'sync|0') _thatch_r='choices:init status off purge' ;;

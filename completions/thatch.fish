@@ -5,7 +5,7 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unanchor unarchive unpin
+            printf '%s\n' anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory rules search setup share show status stores sync unanchor unarchive unpin
         case 'completion'
             printf '%s\n' install show
         case 'config'
@@ -16,13 +16,15 @@ function __thatch_subcommands
             printf '%s\n' keep list mark
         case 'hooks'
             printf '%s\n' install status uninstall
+        case 'rules'
+            printf '%s\n' forget list show
     end
 end
 
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'anchor|--store' 'anchor|-s' 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'list|--limit' 'list|-n' 'mcp|--max-chars' 'mcp|--lock-wait' 'pin|--store' 'pin|-s' 'private|--store' 'private|-s' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'recall|--file' 'recall|-f' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'remember|--file' 'remember|-f' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'share|--store' 'share|-s' 'show|--store' 'show|-s' 'stores|--drop' 'sync|--remote' 'sync|--accept' 'sync|--allow' 'unanchor|--store' 'unanchor|-s' 'unarchive|--store' 'unarchive|-s' 'unpin|--store' 'unpin|-s'
+        case 'anchor|--store' 'anchor|-s' 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'list|--limit' 'list|-n' 'mcp|--max-chars' 'mcp|--lock-wait' 'pin|--store' 'pin|-s' 'private|--store' 'private|-s' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'recall|--file' 'recall|-f' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'remember|--file' 'remember|-f' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'rules list|--kind' 'rules list|--store' 'rules list|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'share|--store' 'share|-s' 'show|--store' 'show|-s' 'stores|--drop' 'sync|--remote' 'sync|--accept' 'sync|--allow' 'unanchor|--store' 'unanchor|-s' 'unarchive|--store' 'unarchive|-s' 'unpin|--store' 'unpin|-s'
             return 0
     end
     return 1
@@ -115,7 +117,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a daemon -d 'The background process
 complete -c thatch -n '__thatch_arg \'\' 0' -a dedup -d 'Verdicts on near-duplicate pairs, so duplicates and hygiene stop reporting them'
 complete -c thatch -n '__thatch_arg \'\' 0' -a duplicates -d 'List clusters of near-duplicate memories in a store (never deletes; exits 0)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a edit -d 'Edit a memory in $VISUAL or $EDITOR, then save it in place'
-complete -c thatch -n '__thatch_arg \'\' 0' -a export -d 'Export memories as JSONL, one memory per line with every column, then dedup verdicts, earlier versions and anchors. A row that cannot be read (text that is not UTF-8) is left out and named (exit 5); everything else is exported'
+complete -c thatch -n '__thatch_arg \'\' 0' -a export -d 'Export memories as JSONL, one memory per line with every column, then dedup verdicts, earlier versions, anchors and the stores\' learned rules (one line each). A row that cannot be read (text that is not UTF-8) is left out and named (exit 5); everything else is exported'
 complete -c thatch -n '__thatch_arg \'\' 0' -a forget -d 'Delete one memory and its duplicate verdicts, from the detected store unless told otherwise'
 complete -c thatch -n '__thatch_arg \'\' 0' -a help -d 'Show the help of thatch or of one command'
 complete -c thatch -n '__thatch_arg \'\' 0' -a history -d 'List the earlier versions of a memory kept by overwrites, edits, renames, archiving and forgetting'
@@ -134,6 +136,7 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a rename -d 'Give a memory a new la
 complete -c thatch -n '__thatch_arg \'\' 0' -a rescope -d 'Move the memories of one branch to another branch, or to the whole project (--unscoped)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a restore -d 'Replace the database with a verified backup; the current file is backed up first'
 complete -c thatch -n '__thatch_arg \'\' 0' -a restore-memory -d 'Bring back a forgotten memory or an earlier version of one (undoes the last change by default)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a rules -d 'What the agent has learned: the user\'s preferences and its own behaviors (prediction_*, behavior_* tools), with their confidence; see one, forget one'
 complete -c thatch -n '__thatch_arg \'\' 0' -a search -d 'Find memories: `thatch recall` as the original thatch spells it, with the original\'s stores'
 complete -c thatch -n '__thatch_arg \'\' 0' -a setup -d 'Wire a coding agent to thatch: the MCP server, the memory hooks and an instruction block'
 complete -c thatch -n '__thatch_arg \'\' 0' -a share -d 'Let thatch sync share a memory marked private again'
@@ -295,7 +298,7 @@ complete -c thatch -n '__thatch_arg \'forget\' 0' -f -a '(__thatch_values labels
 complete -c thatch -n '__thatch_arg \'forget\' 1' -f -a '(__thatch_values stores)'
 complete -c thatch -n '__thatch_at \'help\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'help\'' -s h -d 'Show help and exit'
-complete -c thatch -n '__thatch_arg \'help\' 0' -f -a 'anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory search setup share show status stores sync unanchor unarchive unpin' -d 'The command (or group and command) to explain'
+complete -c thatch -n '__thatch_arg \'help\' 0' -f -a 'anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pin private recall reindex remember rename rescope restore restore-memory rules search setup share show status stores sync unanchor unarchive unpin' -d 'The command (or group and command) to explain'
 complete -c thatch -n '__thatch_at \'history\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'history\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'history\'' -l global -d 'Short for --store global'
@@ -463,6 +466,25 @@ complete -c thatch -n '__thatch_at \'restore-memory\'' -l json -d 'Print JSON wi
 complete -c thatch -n '__thatch_at \'restore-memory\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'restore-memory\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'restore-memory\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_at \'rules\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'rules\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'rules\' 0' -a forget -d 'Delete one learned rule with its links and history, so it no longer steers the agent'
+complete -c thatch -n '__thatch_arg \'rules\' 0' -a list -d 'List every learned rule: kind, store, confidence and evidence, statement and the situations that fire it'
+complete -c thatch -n '__thatch_arg \'rules\' 0' -a show -d 'Print one learned rule with its situations and every change that shaped its confidence'
+complete -c thatch -n '__thatch_at \'rules forget\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'rules forget\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'rules forget\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'rules list\'' -l kind -r -f -a 'prediction behavior' -d 'Only predictions (the user\'s preferences) or behaviors'
+complete -c thatch -n '__thatch_at \'rules list\'' -l store -r -f -a '(__thatch_values stores)' -d 'Only the rules of this store (default: every store)'
+complete -c thatch -n '__thatch_at \'rules list\'' -s s -r -f -a '(__thatch_values stores)' -d 'Only the rules of this store (default: every store)'
+complete -c thatch -n '__thatch_at \'rules list\'' -l global -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'rules list\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'rules list\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'rules list\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'rules list\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'rules show\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'rules show\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'rules show\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'search\'' -l limit -r -f -d 'Most results to show (default: setting recall.limit, 10)'
 complete -c thatch -n '__thatch_at \'search\'' -s n -r -f -d 'Most results to show (default: setting recall.limit, 10)'
 complete -c thatch -n '__thatch_at \'search\'' -l mode -r -f -a 'hybrid semantic lexical' -d 'Ranking: hybrid (meaning and exact words), semantic or lexical'

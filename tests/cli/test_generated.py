@@ -88,12 +88,14 @@ def test_fixed_choices_are_exported_from_the_library_constants():
     from thatch_cli.integrations import hosts
     from thatch_cli.integrations import shell as shellinit
     from thatch_cli.ops import sync_setup
+    from thatch_cli.storage.rules import KIND_NAMES
     from thatch_cli.support import validate
 
     choices = {(path, p["name"]): p["choices"] for path, command in data["commands"].items()
                for p in command["params"] if p["choices"]}
     assert choices == {
         ("recall", "mode"): list(validate.MODES),
+        ("rules list", "kind"): list(KIND_NAMES),
         ("search", "mode"): list(validate.MODES),
         ("dedup mark", "status"): list(validate.VERDICTS),
         ("completion install", "shell"): list(shellinit.SHELLS),

@@ -37,7 +37,7 @@ def test_status_creates_nothing_and_starts_nothing(env, tmp_path, isolated_env):
     data = json.loads(result.stdout)
     assert set(data) == KEYS
     assert data["database"] == {"path": isolated_env["THATCH_DB"], "exists": False, "bytes": 0, "schema": None,
-                                "memories": None, "stores": None}
+                                "memories": None, "stores": None, "rules": None}
     assert not Path(isolated_env["THATCH_DB"]).exists()
     assert data["daemon"]["running"] is False and not daemon_pids(env)
     assert data["here"]["repository"] is None and data["here"]["git_hooks"] is None

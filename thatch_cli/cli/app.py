@@ -27,7 +27,7 @@ from .output import Output
 from .run import run
 
 # The modules that declare commands, in the order help lists their commands.
-MODULES = ("memories", "recall", "search", "edit", "anchors", "tidy", "dedup", "branches", "transfer", "safety", "sync", "shell",
+MODULES = ("memories", "rules", "recall", "search", "edit", "anchors", "tidy", "dedup", "branches", "transfer", "safety", "sync", "shell",
            "githooks", "daemon", "config", "agents", "status", "help")
 
 # Words people type for a command under another name (other tools' verbs):

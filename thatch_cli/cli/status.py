@@ -7,7 +7,7 @@ from ..ops.context import Context
 from .declare import Json, command
 from .output import Output
 
-STATUS_JSON = ("database (path, exists, bytes, schema, memories, stores), model (name, source, from, identity, kind,"
+STATUS_JSON = ("database (path, exists, bytes, schema, memories, stores, rules: predictions, behaviors), model (name, source, from, identity, kind,"
                " vectors: this_model, other_models, none), calibration (model, source, calibrated,"
                " reference, cutoffs: recall.floor, duplicates.threshold, nudge.threshold, each value, source, from,"
                " cosine), daemon (enabled, running, pid,"
@@ -71,6 +71,9 @@ def _print(out: Output, found: dict) -> None:
         if db["memories"] is not None:
             parts.append((f"{plural(db['memories'], 'memory', 'memories')} in {plural(db['stores'], 'store', 'stores')}",
                           None))
+        if db.get("rules") and any(db["rules"].values()):
+            parts.append((f"{plural(db['rules']['predictions'], 'learned preference', 'learned preferences')},"
+                          f" {plural(db['rules']['behaviors'], 'behavior', 'behaviors')} (thatch rules)", None))
         field("database", parts)
     model = found["model"]
     field("model", [(model["identity"] or model["name"], "label"), (model["kind"], "dim"),

@@ -14,8 +14,8 @@ from .output import Output
 @command("export", examples=[
     "thatch export > widget.jsonl",
     "thatch export --all-stores --with-vectors -o backup.jsonl",
-], json="with --output: exported, stores, with_vectors, output, unreadable (rows left out; without --output, stdout"
-        " is the JSONL itself)")
+], json="with --output: exported, stores, with_vectors, output, unreadable (rows left out), rules (learned rules);"
+        " without --output, stdout is the JSONL itself")
 def export(
     ctx: Context, out: Output, *,
     store: Annotated[Optional[str], Option("--store", "-s", metavar="STORE",
@@ -27,7 +27,7 @@ def export(
                                             help="Write to FILE instead of stdout.")] = None,
     as_json: Json = False,
 ) -> int:
-    """Export memories as JSONL, one memory per line with every column, then dedup verdicts, earlier versions and anchors. A row that cannot be read (text that is not UTF-8) is left out and named (exit 5); everything else is exported."""
+    """Export memories as JSONL, one memory per line with every column, then dedup verdicts, earlier versions, anchors and the stores' learned rules (one line each). A row that cannot be read (text that is not UTF-8) is left out and named (exit 5); everything else is exported."""
     from ..ops import transfer
 
     if as_json and not output:
@@ -51,6 +51,7 @@ def export(
         return code
     what = f"{outcome.exported} memor{'y' if outcome.exported == 1 else 'ies'}"
     out.notice(f"exported {what} from {', '.join(outcome.stores) or 'no stores'}"
+               + (f" and {outcome.rules} learned rule{'s' if outcome.rules != 1 else ''}" if outcome.rules else "")
                + (" with vectors" if outcome.with_vectors else "") + (f" to {outcome.output}" if outcome.output else ""))
     return code
 
@@ -60,7 +61,8 @@ def export(
     "thatch import backup.jsonl --overwrite",
     "cat notes.jsonl | thatch import - --store team/notes",
 ], json="created, replaced, skipped, embedded, kept_vectors, without_vector, lines, model, error_count,"
-        " errors (line, message), conflicts (line, store, slug), notices, verdicts, versions, anchors")
+        " errors (line, message), conflicts (line, store, slug), notices, verdicts, versions, anchors, rules"
+        " (learned rules added)")
 def import_(
     ctx: Context, out: Output, *,
     source: Annotated[str, Argument(metavar="FILE", help="JSONL file to import ('-' reads stdin).")],
@@ -108,7 +110,8 @@ def import_(
              + (f", {outcome.without_vector} without a vector" if outcome.without_vector else "")
              + (f"; {outcome.verdicts} dedup verdicts" if outcome.verdicts else "")
              + (f"; {outcome.versions} earlier versions" if outcome.versions else "")
-             + (f"; {outcome.anchors} anchors" if outcome.anchors else ""))
+             + (f"; {outcome.anchors} anchors" if outcome.anchors else "")
+             + (f"; {outcome.rules} learned rules" if outcome.rules else ""))
     if outcome.conflicts:
         first = outcome.conflicts[0]
         out.notice(f"{outcome.skipped} already existed (pass --overwrite to replace them), e.g. line "

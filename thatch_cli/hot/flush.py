@@ -16,7 +16,8 @@ prints, first that applies:
 
 and before it, once per session and file, the memories anchored to the
 files the agent read or edited (noted by the tool hooks; ops/anchors.py),
-each marked when the code it describes has changed since.
+each marked when the code it describes has changed since; and after tiers 2
+and 3, the learned rules the prompt fires (hot/rules.py).
 
 The model is used only through a warm daemon; a cold one is started in the
 background and this prompt is matched by keywords. `--host` shapes the
@@ -154,11 +155,14 @@ def _tier_text(env: Mapping[str, str], payload: dict, session: str | None) -> st
         if pending:
             return extraction_nudge(len(pending), queue.nudged(), queue.session_id)
     prompt = text_field(payload, PROMPT_KEYS)
+    nudge = WRITE_NUDGE
     if prompt:
         matches = related(env, project_dir(env, payload), prompt)
         if matches:
-            return recall_nudge(matches)
-    return WRITE_NUDGE
+            nudge = recall_nudge(matches)
+    from .rules import after
+
+    return after(env, payload, nudge)
 
 
 def main(argv: list[str]) -> int:

@@ -4,6 +4,7 @@ the answer; the SDK is imported only when the server runs.
 
     tool     what a tool is (name, schema, argument checks) and a server's session
     tools    the tools: names, schemas, the ops each one calls
+    rules    the original's eight learned-rule tools (prediction_*, behavior_*)
     views    what a model reads from each tool (the structured content), from its --json document
     render   the text of each result, from its view
     results  capping a result to a character budget, honestly

@@ -27,6 +27,7 @@ from .render import (
     render_verdict,
 )
 from .results import Reply, cap
+from .rules import RULE_TOOLS
 from .tool import LABEL, NAME_CHECKS, STORE, Session, Tool, string
 
 RECALL_MAX_LIMIT = 20  # the original's cap on memory_recall's limit
@@ -387,5 +388,7 @@ TOOLS: list[Tool] = [
         _done, read_only=False,
     ),
 ]
+
+TOOLS += RULE_TOOLS
 
 BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}

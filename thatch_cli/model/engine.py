@@ -145,6 +145,14 @@ class LocalEngine:
         dim = int(vectors.shape[-1]) if len(texts) else self.model_info()[1]
         return Embedded(embedder.name, dim, [to_blob(v) for v in vectors])
 
+    def embed_query(self, text: str) -> Embedded:
+        from ..ranking.dense import to_blob
+
+        embedder = self.ctx.embedder()
+        with self.ctx.waiting(IN_PROCESS):
+            vector = embedder.embed_query(text)
+        return Embedded(embedder.name, int(vector.shape[-1]), [to_blob(vector)])
+
     @property
     def wants_save_hints(self) -> bool:
         return False
@@ -265,6 +273,17 @@ class DaemonEngine:
                 return Embedded(reply["model"], reply["dim"], split_vectors(payload, reply["dim"]))
         assert self.local is not None
         return self.local.embed_passages(texts)
+
+    def embed_query(self, text: str) -> Embedded:
+        if self.local is None:
+            got = self._call("embed", texts=[text], kind="query")
+            if got is not None:
+                from ..daemon.protocol import split_vectors
+
+                reply, payload = got
+                return Embedded(reply["model"], reply["dim"], split_vectors(payload, reply["dim"]))
+        assert self.local is not None
+        return self.local.embed_query(text)
 
     @property
     def wants_save_hints(self) -> bool:

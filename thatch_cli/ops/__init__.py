@@ -16,6 +16,11 @@ through support/validate.py, and returns a plain outcome with a `to_json()` shap
     nudge      which memories relate to a prompt (flush-tools' recall nudge)
     pair_counts each store's last near-duplicate count, for the session-start reminder
     history    earlier versions of a memory, and restoring one
+    rules      learned rules: predictions and behaviors recorded, graded, listed, deleted and fired
+    rules_admin what a person sees and forgets of the learned rules (`thatch rules`)
+    rules_match matching text against rules' vectors on the calibrated scale (standard library only)
+    rules_seed  thatch's own default behaviors, added to global once (never beside the original's)
+    rules_transfer learned rules as export and import lines
     backup     verified copies of the database, and restoring one
     config     reading and changing settings
     sync       thatch sync: one round with the repository's git remote

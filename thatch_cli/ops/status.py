@@ -45,7 +45,7 @@ def database(ctx: Context) -> dict[str, Any]:
 
     path = ctx.db_file
     found = {"path": path, "exists": os.path.isfile(path), "bytes": 0, "schema": None, "memories": None,
-             "stores": None}
+             "stores": None, "rules": None}
     if not found["exists"]:
         return found
     found["bytes"] = sum(os.path.getsize(p) for p in (path, f"{path}-wal") if os.path.isfile(p))
@@ -53,7 +53,26 @@ def database(ctx: Context) -> dict[str, Any]:
     if read is not None:
         found.update({k: read[k] for k in ("schema", "memories", "stores")})
         found["_models"] = read["models"]
+        found["rules"] = _rules(Path(path))
     return found
+
+
+def _rules(path: Path) -> dict[str, int] | None:
+    """How many learned rules the file holds (storage/rules.py), read-only; None when it cannot be read."""
+    import sqlite3
+
+    from ..storage.fastread import open_readonly
+    from ..storage.rules import totals
+
+    conn = open_readonly(path, timeout=1.0)
+    if conn is None:
+        return None
+    try:
+        return totals(conn)
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
 
 
 def model(ctx: Context, models: dict | None) -> dict[str, Any]:

@@ -53,10 +53,11 @@ class ExportOutcome:
     output: str | None = None
     # Rows left out because they cannot be decoded: "memory STORE SLUG", "version ...", "verdict ..."
     unreadable: list[str] = field(default_factory=list)
+    rules: int = 0  # learned rules (ops/rules_transfer.py)
 
     def to_json(self) -> dict:
         return {"exported": self.exported, "stores": self.stores, "with_vectors": self.with_vectors,
-                "output": self.output, "unreadable": self.unreadable}
+                "output": self.output, "unreadable": self.unreadable, "rules": self.rules}
 
 
 def export_stores(ctx: Context, store: str | None, all_stores: bool) -> list[str] | None:
@@ -94,6 +95,10 @@ def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vect
 
         for row in anchors.export_rows(db, stores):
             write({jsonl.RECORD_KEY: "anchor", **row}, "anchor", "store", "slug", "path")
+        from .rules_transfer import records
+
+        for record in records(db.conn, stores, with_vectors):
+            outcome.rules += write(record, "rule", "kind", "id")
     return outcome
 
 
@@ -134,6 +139,7 @@ class ImportOutcome:
     verdicts: int = 0
     versions: int = 0
     anchors: int = 0
+    rules: int = 0
 
     def error(self, line: int, message: str) -> None:
         self.error_count += 1
@@ -162,6 +168,7 @@ class ImportOutcome:
             "verdicts": self.verdicts,
             "versions": self.versions,
             "anchors": self.anchors,
+            "rules": self.rules,
         }
 
 
@@ -194,6 +201,10 @@ class _Importer:
         if kind == "version":
             return jsonl.Line(number, kind, jsonl.version(record, lambda name: self.store_of(record, name),
                                                           self.now))
+        if kind == "rule":
+            from .rules_transfer import parsed
+
+            return jsonl.Line(number, kind, parsed(record, self.store_of(record, "store")))
         raise jsonl.Invalid(f"unknown {jsonl.RECORD_KEY} {str(kind)[:40]!r}")
 
     def store_of(self, record: dict, name: str) -> str:
@@ -302,6 +313,7 @@ class _Importer:
         wanted = self.embed(wanted)
         others = [(line.number, line.kind, line.values) for line in lines if line.kind in ("verdict", "version")]
         anchored = [(line.number, line.values) for line in lines if line.kind == "anchor"]
+        rules = [line.values for line in lines if line.kind == "rule"]
         try:
             created, replaced = table.write_batch(self.db, [(row.number, row.values) for row in wanted],
                                                   overwrite=self.overwrite, conflict=self.outcome.conflict,
@@ -312,6 +324,11 @@ class _Importer:
 
             self.outcome.anchors += anchors.import_rows(self.db, anchored, overwrite=self.overwrite,
                                                         failed=self.outcome.error)
+            if rules:
+                from .rules_transfer import write
+
+                with self.db.transaction() as conn:
+                    self.outcome.rules += write(conn, rules)
         except sqlite3.Error as exc:
             first = (wanted or lines)[0].number if (wanted or lines) else "?"
             raise DatabaseError(f"import failed at line {first}: {exc}") from exc

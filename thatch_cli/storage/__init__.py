@@ -17,4 +17,5 @@
                  which stores exist and which memories are live
     sync         thatch sync's bookkeeping: each memory's marks, each store's sync state
     anchors      the code each memory describes: path, line range, commit, blob, line hashes
+    rules        learned rules: the original's prediction and behavior tables, its confidence arithmetic
 """

@@ -11,4 +11,5 @@
     settings    the settings registry: every setting once, resolved from variable, file, default
     agent_text  how memories read to a model: marked as stored data, with where they came from
     fitting     the one rule for fitting output into a character budget
+    rules_text  how learned rules read to a model: the prompt blocks, marked as data, text escaped
 """
