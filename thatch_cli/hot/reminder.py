@@ -46,7 +46,7 @@ UNREVIEWED = ("labels only: read one with memory_show before relying on it; they
 
 
 def _labels(labels: list, more: int = 0) -> str:
-    """Labels (or (label, author) pairs) in quotes, with a teammate author when there is one."""
+    """Labels (or (label, claimed author, shared) triples) in quotes, a teammate's with its authorship."""
     shown = ", ".join(agent_text.named(*item) if isinstance(item, tuple) else agent_text.label(item)
                       for item in labels)
     return shown + (f" (+{more} more)" if more else "")
@@ -66,9 +66,9 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
         on_branch = ([label for (label,) in fastread.live(conn, store, ("label",), branch=branch)]
                      if branch and counts.get(branch) else [])
         top = fastread.top_memories(conn, store, 8)
-        pinned = [_pinned_line(label, content, name)
+        pinned = [_pinned_line(label, content, name, withheld)
                   for name in dict.fromkeys([store, scope.GLOBAL])
-                  for label, content in fastread.live(conn, name, ("label", "content"), pinned=1)]
+                  for label, content, withheld in fastread.pinned(conn, name)]
         shared = fastread.incoming(conn, store, 50)
         version = fastread.store_version(conn, store)
     finally:
@@ -87,8 +87,9 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     # is named by label only (its text stays out of the context).
     authors = {label: author for label, author, _ in shared}
     if top:
-        lists.append(("Most used: ", [(label, authors.get(label)) for label, _count, _confidence in top]))
-    unreviewed = [(label, author) for label, author, flag in shared if flag]
+        lists.append(("Most used: ", [(label, authors[label], True) if label in authors else label
+                                      for label, _count, _confidence in top]))
+    unreviewed = [(label, author, True) for label, author, flag in shared if flag]
     if unreviewed:
         lists.append((f"Shared by teammates, not reviewed yet ({UNREVIEWED}): ", unreviewed))
     first = [head + "."] + ([agent_text.NOTE] if lists or pinned else [])
@@ -96,11 +97,13 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     return _fit(first, max_chars, lists, [hygiene, WHEN] if hygiene else [WHEN], pinned)
 
 
-def _pinned_line(label: str, content: str, store: str) -> str:
+def _pinned_line(label: str, content: str, store: str, withheld: bool) -> str:
     from ..support.slugs import body_of
 
-    text = fitting.prefix(" ".join(body_of(label, content).split()), PINNED_CHARS)
     where = " (global)" if store == scope.GLOBAL else ""
+    if withheld:  # a pin is no review: a teammate's text stays out until accepted here
+        return f"- {agent_text.label(label)}{where} (a teammate's, not reviewed yet): {agent_text.WITHHELD}"
+    text = fitting.prefix(" ".join(body_of(label, content).split()), PINNED_CHARS)
     return f"- {agent_text.label(label)}{where}: {agent_text.line(text)}"
 
 

@@ -113,6 +113,8 @@ def _pin(ctx: Context, args: dict, state: Session) -> Reply:
 
     change = set_flag(ctx, args["label"], "pinned", args.get("pinned", True), args.get("store"))
     data = change.to_json()
+    if not data["notices"]:
+        del data["notices"]
     return Reply({**data, "memory": views.memory(data["memory"], content=False)}, render_pin)
 
 

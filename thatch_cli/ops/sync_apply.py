@@ -77,7 +77,6 @@ def _embed(step: Any, written: list[tuple[str, str]]) -> None:
 def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
     ctx, db, store = step.ctx, step.db, step.repo.store
     review = bool(ctx.setting("sync.review"))
-    me = gitconfig.identity(step.repo.top, ctx.env)
     now = ctx.now()
     written: list[tuple[str, str]] = []
     with db.transaction() as conn:
@@ -95,7 +94,9 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
                 values["embedding"] = values["model"] = None
                 written.append((record.slug, record.fields["content"]))
             db.write_row(values, replace=before is not None)
-            table.set_incoming(conn, store, record.slug, record.author, review and record.author != me)
+            # Whatever the file says about its author (anyone who can push can
+            # write the user's own name): what arrives here is a teammate's.
+            table.set_incoming(conn, store, record.slug, record.author, review)
         for loser in plan.losers:
             table.keep_version(conn, records.values_of(loser, store), "conflict", now)
         table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last)})

@@ -189,18 +189,33 @@ def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple
     return [(label, count or 0, confidence) for label, count, confidence in rows]
 
 
-def incoming(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, str, bool]]:
-    """(label, author, unreviewed) of the live memories of `store` a teammate
-    shared (thatch sync), unreviewed first, newest first; none on a file
-    without sync's marks."""
+def incoming(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, str | None, bool]]:
+    """(label, claimed author, unreviewed) of the live memories of `store`
+    that came from a teammate (thatch sync), unreviewed first, newest first;
+    none on a file without sync's provenance marks."""
     try:
         rows = conn.execute(
             "SELECT e.label, m.author, m.unreviewed FROM thatch_cli_sync_marks m JOIN entries e"
-            " ON e.store = m.store AND e.slug = m.slug WHERE m.store = ? AND m.author IS NOT NULL"
+            " ON e.store = m.store AND e.slug = m.slug WHERE m.store = ? AND m.incoming = 1"
             " AND e.archived = 0 ORDER BY m.unreviewed DESC, e.updated_at DESC, e.slug LIMIT ?", (store, limit))
         return [(label, author, bool(flag)) for label, author, flag in rows]
     except sqlite3.OperationalError:
         return []
+
+
+def pinned(conn: sqlite3.Connection, store: str) -> list[tuple[str, str, bool]]:
+    """(label, content, withheld) of the live pinned memories of `store`,
+    newest first: withheld when a teammate's and not reviewed here (a pin
+    is no review). A file without sync's marks never synced: nothing is."""
+    try:
+        return [(label, content, bool(flag)) for label, content, flag in conn.execute(
+            "SELECT e.label, e.content, coalesce(m.unreviewed, 0) FROM entries e LEFT JOIN thatch_cli_sync_marks m"
+            f" ON m.store = e.store AND m.slug = e.slug WHERE e.store = ? AND {LIVE} AND e.pinned = 1"
+            " ORDER BY e.updated_at DESC, e.slug", (store,))]
+    except sqlite3.OperationalError as exc:
+        if "thatch_cli_sync_marks" not in str(exc):
+            return []  # no pinned column yet: nothing is pinned
+        return [(label, content, False) for label, content in live(conn, store, ("label", "content"), pinned=1)]
 
 
 def branch_counts_and_stale(conn: sqlite3.Connection, store: str, cutoff: str) -> tuple[dict[str | None, int], int]:

@@ -13,7 +13,7 @@ import sqlite3
 
 from ..memory import fields
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # `entries` as the original creates it: its columns (memory/fields.py), in its order.
 _ENTRIES = ",\n".join([f"    {f.column} {f.sql}" for f in fields.ORIGINAL] + ["    PRIMARY KEY (slug, store)"])
@@ -178,6 +178,9 @@ INSERT OR REPLACE INTO thatch_cli_meta (key, value)
     # thatch sync (storage/sync.py): each memory's marks (private, author,
     # unreviewed) and each store's sync state, kept beside entries.
     5: sync.MIGRATION,
+    # Provenance recorded by this machine (storage/sync.py): the marks gain
+    # `incoming`, and what already came through sync is marked with it.
+    6: sync.PROVENANCE,
 }
 
 
@@ -224,6 +227,10 @@ def migrate(conn: sqlite3.Connection, current: int, version: int = SCHEMA_VERSIO
     _add_missing_columns(conn, "entries", _ENTRY_COLUMNS)
     migrations = _migrations()
     for step in range(current + 1, version + 1):
+        if step == 6:  # a schema-5 file's marks lack the column the new triggers name
+            from . import sync
+
+            _add_missing_columns(conn, sync.MARKS, sync.COLUMNS)
         for statement in split(migrations[step]):
             conn.execute(statement)
     if version >= 2:
