@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 
-from ..support.agent_text import authorship, teammate
 from ..support.errors import InvalidInput
 from .declare import BRIEF, FULL, Argument, Option, command
 from .render import label_text, table, tsv
@@ -226,7 +225,9 @@ def _facts(memory: Memory) -> list[str]:
     if memory.confidence is not None:
         facts.append(f"confidence {memory.confidence}/10")
     facts += memory.flags()
-    if teammate(memory):
+    if memory.incoming or memory.author:  # a teammate's (agent_text.teammate), said as agents read it
+        from ..support.agent_text import authorship
+
         facts.append(authorship(memory))
     facts.append(f"updated {memory.updated_at}")
     facts.append(f"recalled {memory.recall_count}×")
