@@ -84,6 +84,8 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
     if not trusted:
         step.outcome.skipped += [{"path": one_line(p), "reason": "not where a memory's file belongs"}
                                  for p in snapshot.misplaced]
+        step.outcome.skipped += [{"path": one_line(p), "reason": "its name is not UTF-8; left on the remote unread"}
+                                 for p in snapshot.undecodable]
     return found
 
 
