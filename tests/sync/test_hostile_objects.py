@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from thatch_cli.sync import records
+from thatch_cli.sync import hlc, records
 
 from helpers import THATCH, git_env
 
@@ -122,3 +122,38 @@ def test_a_ref_that_is_not_a_commit_is_reported_and_nothing_breaks(team, kind):
     ann.sync()
     bob.sync()
     assert ann.labels() == bob.labels() == ["Mine", "Seed"]
+
+
+FAR = "9999999999999.99999.x"
+
+
+def test_a_stamp_from_the_far_future_is_refused_and_a_forget_survives(team, tmp_path):
+    from .test_limits import _plant, _record
+
+    ann, bob = team(2)
+    ann.ok("remember", "Keep", "Shared, then forgotten.")
+    ann.sync()
+    bob.sync()
+    bob.ok("forget", "Keep")
+    bob.sync()
+    _plant(ann, tmp_path, {records.path_of("keep"): _record("Keep", "Back from the future.", hlc=FAR),
+                           records.path_of("future-only"): _record("Future only", "x", hlc=FAR)})
+    result = bob.run("sync", "--json")
+    assert result.exit_code == 5, result
+    reasons = {item["path"].rsplit("/", 1)[1]: item["reason"] for item in result.json()["skipped"]}
+    assert "ahead of this machine's clock" in reasons["keep.json"] and "future-only.json" in reasons
+    assert bob.memory("Keep") is None and bob.memory("Future only") is None
+    # This machine's next stamp is still one every thatch reads.
+    bob.ok("remember", "After", "Stamped in the format.")
+    bob.sync()
+    stamp = json.loads(plumb(ann.remote, "cat-file", "-p", f"{REF}:{records.path_of('after')}"))["hlc"]
+    assert hlc.parse(stamp) is not None and not hlc.too_far_ahead(hlc.parse(stamp)), stamp
+
+
+def test_a_clock_pushed_to_the_end_of_the_format_stays_in_it():
+    clock = hlc.Clock("me", hlc.parse(FAR))
+    assert not hlc.too_far_ahead(clock.issue(hlc.now_millis()))
+    at_the_end = hlc.Clock("me")
+    at_the_end.last = hlc.parse(FAR)  # as an earlier thatch could have left it in memory
+    for _ in range(3):
+        assert hlc.parse(str(at_the_end.issue(hlc.now_millis()))) is not None
