@@ -108,8 +108,9 @@ def _saved(out: Output, outcome) -> None:
         return
     if outcome.store_created:
         out.notice(f"created store {m.store} (it did not exist; 'thatch stores' lists stores)")
-    if outcome.notice:
-        out.notice(outcome.notice)
+    for notice in (outcome.credential, outcome.notice):
+        if notice:
+            out.notice(notice)
     verb = "Replaced" if outcome.replaced else "Remembered"
     flags = ["private: never shared" if f == "private" else f for f in m.flags()]
     out.line(f"{verb} {m.label!r} in {where}" + (f" ({', '.join(flags)})" if flags else ""))

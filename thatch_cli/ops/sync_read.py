@@ -118,7 +118,8 @@ def local_state(step: Any, store: str, last: dict[str, Record],
         if findings:
             excluded.add(slug)
             del local[slug]
-            step.outcome.held.append({"slug": slug, "label": record.label, "reason": "looks like it holds a"
+            step.outcome.held.append({"slug": slug, "label": secrets.redact(record.label, findings),
+                                      "reason": "looks like it holds a"
                                       " credential; not shared (thatch sync --allow LABEL shares it anyway)",
                                       "rules": [f.to_json() for f in findings]})
     return state, excluded, local
