@@ -139,6 +139,7 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(project):
                 ("empty", "memory_remember", {"label": "x", "content": "   "}),
                 ("not_found", "memory_show", {"label": "no such memory"}),
                 ("unknown_tool", "memory_teleport", {}),
+                ("huge_days", "memory_hygiene", {"stale_days": 1e30}),
                 ("ok", "memory_remember", {"label": "x", "content": "still serving"}),
             ]:
                 answers[key] = call_json(await session.call_tool(name, args))
@@ -157,6 +158,7 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(project):
         "empty": ("invalid_input", "content is empty"),
         "not_found": ("not_found", "no memory labelled 'no such memory' in acme/widget or global"),
         "unknown_tool": ("invalid_input", "unknown tool 'memory_teleport'"),
+        "huge_days": ("invalid_input", "stale_days must be at most 36500 (a century)"),
     }
     for key, (code, message) in expected.items():
         is_error, data = answers[key]

@@ -341,7 +341,7 @@ TOOLS: list[Tool] = [
         " `stale_days`) and memories of git branches that no longer exist. Reports only; changes nothing.",
         {
             "store": STORE,
-            "stale_days": {"type": "integer", "minimum": 0,
+            "stale_days": {"type": "integer", "minimum": 0, "maximum": validate.MAX_DAYS,
                            "description": "Days without an update or recall that make a memory stale (default 90)."},
         },
         _hygiene, checks={**NAME_CHECKS, "stale_days": validate.days},
