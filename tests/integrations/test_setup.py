@@ -291,6 +291,21 @@ def test_a_link_into_git_is_refused_and_named(cli, places, host, name, target):
     assert "bad config" not in git(project, "config", "--list")
 
 
+@pytest.mark.parametrize(("host", "name", "text"), [("claude", ".mcp.json", "[" * 100_000 + "]" * 100_000),
+                                                    ("codex", ".codex/config.toml",
+                                                     "a = " + "[" * 100_000 + "]" * 100_000)])
+def test_a_deeply_nested_config_is_refused_cleanly(cli, places, host, name, text):
+    project, home = places
+    (project / name).parent.mkdir(exist_ok=True)
+    (project / name).write_text(text)
+    before = snapshot(project, home)
+    for flags in (["--plan"], [], ["--uninstall"]):
+        code, error, _ = setup(cli, project, host, *flags)
+        assert code == 4, (flags, error)
+        assert "nested too deeply" in error["error"]["message"] and name in error["error"]["message"]
+    assert snapshot(project, home) == before
+
+
 def test_usage(cli, places):
     project, _home = places
     code, error, _ = setup(cli, project)
