@@ -38,18 +38,25 @@ def _marks(values: Sequence) -> str:
 
 
 def foreign_journal(path: Path) -> str | None:
-    """Why the -wal or -shm file beside the database (after any symlink)
-    cannot be trusted, or None: it belongs to someone other than the
-    database's owner and this user (in a directory others can write, they
-    could plant one and SQLite would read it as part of the database), or it
-    is not a regular file."""
+    """Why the database or the -wal or -shm file beside it (after any
+    symlink) cannot be trusted, or None: the database belongs to another
+    user and lies in a directory every user can write (anyone could have
+    planted it), a journal belongs to someone other than the database's
+    owner and this user (in a directory others can write, they could plant
+    one and SQLite would read it as part of the database), or a journal is
+    not a regular file."""
     import stat
 
     real = os.path.realpath(path)
     try:
         owner = os.stat(real).st_uid
+        folder = os.path.dirname(real)
+        shared = os.stat(folder).st_mode & 0o002
     except OSError:
         return None
+    if owner != os.geteuid() and shared:
+        # The same threat as another user's -wal: anyone could have made it.
+        return (f"{real} belongs to uid {owner}, not to you, in {folder}, which every user can write")
     for suffix in ("-wal", "-shm"):
         try:
             st = os.lstat(real + suffix)
