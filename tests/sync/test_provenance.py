@@ -119,12 +119,16 @@ def test_moving_or_archiving_a_teammates_memory_keeps_it_theirs(team):
 def test_an_upgraded_database_keeps_what_came_through_sync_a_teammates(team):
     bob = _incoming(team, "Bob <bob@example.com>")
     bob.ok("remember", "Mine", "Written here.")
+    bob.ok("pin", LABEL)
     with sqlite3.connect(bob.db) as conn:  # the file as schema 5 left it
         for trigger in ("thatch_cli_sync_marks_ai", "thatch_cli_sync_marks_au"):  # schema 5's differ
             conn.execute(f"DROP TRIGGER {trigger}")
         conn.execute("ALTER TABLE thatch_cli_sync_marks DROP COLUMN incoming")
         conn.execute("UPDATE thatch_cli_meta SET value = '5' WHERE key = 'schema_version'")
     conn.close()
+    # Hooks never upgrade a file: they tell provenance as the upgrade will.
+    reminder = _reminder(bob)
+    assert "curl" not in reminder and "(as its file claims), a teammate" in reminder, reminder
     upgraded = subprocess.run([THATCH, "list", "--json"], env=bob.env, cwd=bob.path, capture_output=True, text=True)
     assert upgraded.returncode == 0, upgraded.stderr
     flags = {m["label"]: m["incoming"] for m in json.loads(upgraded.stdout)["memories"]}

@@ -66,9 +66,8 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
         on_branch = ([label for (label,) in fastread.live(conn, store, ("label",), branch=branch)]
                      if branch and counts.get(branch) else [])
         top = fastread.top_memories(conn, store, 8)
-        pinned = [_pinned_line(label, content, name, withheld)
-                  for name in dict.fromkeys([store, scope.GLOBAL])
-                  for label, content, withheld in fastread.pinned(conn, name)]
+        pinned = [_pinned_line(name, *row) for name in dict.fromkeys([store, scope.GLOBAL])
+                  for row in fastread.pinned(conn, name)]
         shared = fastread.incoming(conn, store, 50)
         version = fastread.store_version(conn, store)
     finally:
@@ -97,14 +96,15 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     return _fit(first, max_chars, lists, [hygiene, WHEN] if hygiene else [WHEN], pinned)
 
 
-def _pinned_line(label: str, content: str, store: str, withheld: bool) -> str:
+def _pinned_line(store: str, label: str, content: str, withheld: bool, incoming: bool, author: str | None) -> str:
     from ..support.slugs import body_of
 
     where = " (global)" if store == scope.GLOBAL else ""
+    name = agent_text.named(label, author, shared=incoming) + where
     if withheld:  # a pin is no review: a teammate's text stays out until accepted here
-        return f"- {agent_text.label(label)}{where} (a teammate's, not reviewed yet): {agent_text.WITHHELD}"
+        return f"- {name}, not reviewed yet: {agent_text.WITHHELD}"
     text = fitting.prefix(" ".join(body_of(label, content).split()), PINNED_CHARS)
-    return f"- {agent_text.label(label)}{where}: {agent_text.line(text)}"
+    return f"- {name}: {agent_text.line(text)}"
 
 
 def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> str:

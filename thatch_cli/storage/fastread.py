@@ -198,31 +198,43 @@ def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple
 
 def incoming(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, str | None, bool]]:
     """(label, claimed author, unreviewed) of the live memories of `store`
-    that came from a teammate (thatch sync), unreviewed first, newest first;
-    none on a file without sync's provenance marks."""
-    try:
-        rows = conn.execute(
-            "SELECT e.label, m.author, m.unreviewed FROM thatch_cli_sync_marks m JOIN entries e"
-            " ON e.store = m.store AND e.slug = m.slug WHERE m.store = ? AND m.incoming = 1"
-            " AND e.archived = 0 ORDER BY m.unreviewed DESC, e.updated_at DESC, e.slug LIMIT ?", (store, limit))
-        return [(label, author, bool(flag)) for label, author, flag in rows]
-    except sqlite3.OperationalError:
-        return []
+    that came from a teammate (thatch sync), unreviewed first, newest first
+    (on a schema-5 file not upgraded yet, told as its upgrade will tell it);
+    none on a file without sync's marks."""
+    for shared in ("m.incoming = 1", "(m.author IS NOT NULL OR m.unreviewed = 1)"):
+        try:
+            rows = conn.execute(
+                "SELECT e.label, m.author, m.unreviewed FROM thatch_cli_sync_marks m JOIN entries e"
+                f" ON e.store = m.store AND e.slug = m.slug WHERE m.store = ? AND {shared}"
+                " AND e.archived = 0 ORDER BY m.unreviewed DESC, e.updated_at DESC, e.slug LIMIT ?", (store, limit))
+            return [(label, author, bool(flag)) for label, author, flag in rows]
+        except sqlite3.OperationalError as exc:
+            if "m.incoming" not in str(exc):
+                return []
+    return []
 
 
-def pinned(conn: sqlite3.Connection, store: str) -> list[tuple[str, str, bool]]:
-    """(label, content, withheld) of the live pinned memories of `store`,
-    newest first: withheld when a teammate's and not reviewed here (a pin
-    is no review). A file without sync's marks never synced: nothing is."""
-    try:
-        return [(label, content, bool(flag)) for label, content, flag in conn.execute(
-            "SELECT e.label, e.content, coalesce(m.unreviewed, 0) FROM entries e LEFT JOIN thatch_cli_sync_marks m"
-            f" ON m.store = e.store AND m.slug = e.slug WHERE e.store = ? AND {LIVE} AND e.pinned = 1"
-            " ORDER BY e.updated_at DESC, e.slug", (store,))]
-    except sqlite3.OperationalError as exc:
-        if "thatch_cli_sync_marks" not in str(exc):
+def pinned(conn: sqlite3.Connection, store: str) -> list[tuple[str, str, bool, bool, str | None]]:
+    """(label, content, unreviewed, incoming, claimed author) of the live
+    pinned memories of `store`, newest first: a teammate's is named as one,
+    and its text withheld while not reviewed here (a pin is no review). On
+    a file of schema 5, not upgraded yet, what came through sync is told as
+    its upgrade will tell it; a file without sync's marks never synced."""
+    select = ("SELECT e.label, e.content, coalesce(m.unreviewed, 0), {incoming}, m.author FROM entries e"
+              " LEFT JOIN thatch_cli_sync_marks m ON m.store = e.store AND m.slug = e.slug"
+              f" WHERE e.store = ? AND {LIVE} AND e.pinned = 1 ORDER BY e.updated_at DESC, e.slug")
+    for incoming in ("coalesce(m.incoming, 0)", "m.author IS NOT NULL OR coalesce(m.unreviewed, 0)"):
+        try:
+            return [(label, content, bool(unreviewed), bool(shared), author) for label, content, unreviewed, shared,
+                    author in conn.execute(select.format(incoming=incoming), (store,))]
+        except sqlite3.OperationalError as exc:
+            if "no such column: m.incoming" in str(exc):
+                continue
+            if "thatch_cli_sync_marks" in str(exc):
+                return [(label, content, False, False, None)
+                        for label, content in live(conn, store, ("label", "content"), pinned=1)]
             return []  # no pinned column yet: nothing is pinned
-        return [(label, content, False) for label, content in live(conn, store, ("label", "content"), pinned=1)]
+    return []
 
 
 def branch_counts_and_stale(conn: sqlite3.Connection, store: str, cutoff: str) -> tuple[dict[str | None, int], int]:

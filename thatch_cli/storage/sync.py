@@ -104,16 +104,23 @@ def marks_of(conn: sqlite3.Connection, keys: Sequence[tuple[str, str]]) -> dict[
         return found
     stores = sorted({store for store, _ in keys})
     wanted = set(keys)
+    columns = ", ".join(MARK_FIELDS)
+    if not _has_provenance(conn):  # schema 5, not upgraded (read-only, or a hook): told as its upgrade tells it
+        columns = columns.replace("incoming", "author IS NOT NULL OR unreviewed")
     if len(keys) > 50:  # a listing: one pass over the stores' marks
-        rows = conn.execute(f"SELECT store, slug, {', '.join(MARK_FIELDS)} FROM {MARKS}"
+        rows = conn.execute(f"SELECT store, slug, {columns} FROM {MARKS}"
                             f" WHERE store IN ({','.join('?' * len(stores))})", stores)
     else:
         rows = (row for key in keys for row in conn.execute(
-            f"SELECT store, slug, {', '.join(MARK_FIELDS)} FROM {MARKS} WHERE store = ? AND slug = ?", key))
+            f"SELECT store, slug, {columns} FROM {MARKS} WHERE store = ? AND slug = ?", key))
     for store, slug, *values in rows:
         if (store, slug) in wanted:
             found[(store, slug)] = tuple(values)
     return found
+
+
+def _has_provenance(conn: sqlite3.Connection) -> bool:
+    return any(row[1] == "incoming" for row in conn.execute(f"PRAGMA table_info({MARKS})"))
 
 
 def attach(conn: sqlite3.Connection, memories: Iterable[Memory]) -> None:
