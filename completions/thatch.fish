@@ -328,7 +328,7 @@ complete -c thatch -n '__thatch_at \'hygiene\'' -l store -r -f -a '(__thatch_val
 complete -c thatch -n '__thatch_at \'hygiene\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'hygiene\'' -l global -d 'Short for --store global'
 complete -c thatch -n '__thatch_at \'hygiene\'' -s g -d 'Short for --store global'
-complete -c thatch -n '__thatch_at \'hygiene\'' -l stale-days -r -f -d 'Call a memory stale after this many days without update or recall'
+complete -c thatch -n '__thatch_at \'hygiene\'' -l stale-days -r -f -d 'Call a memory stale after this many days without update or recall (0-36500)'
 complete -c thatch -n '__thatch_at \'hygiene\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'hygiene\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'hygiene\'' -s h -d 'Show help and exit'

@@ -78,6 +78,7 @@ def commands(locomo: Path, tmp: Path) -> dict[str, list[str]]:
         "perf.py": ["--quick", "--runs", "1", "--sizes", "40"],
         "recall_threshold.py": [data, "--model", "fake:64", "--questions", "2"],
         "relevance_floor.py": ["--model", "fake:64", "--locomo", data],
+        "secrets.py": ["--show"],
         "stress.py": ["--writers", "2", "--memories", "4"],
         "sync.py": ["--memories", "20", "--runs", "1", "--no-ssh", "--only", "initial", "findable"],
         "upgrade.py": ["--size", "60", "--runs", "1"],

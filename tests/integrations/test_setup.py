@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import hook_payload
+from helpers import git, hook_payload
 
 EXE_DIR = str(Path(sys.executable).parent)
 
@@ -266,6 +266,44 @@ def test_a_link_out_of_the_project_is_refused_and_named(cli, places, tmp_path, n
         assert code == 4, (flags, error)
         assert str(link) in error["error"]["message"] and "symbolic link" in error["error"]["message"]
     assert snapshot(project, home, outside) == before and not (outside / "missing.json").exists()
+
+
+@pytest.mark.parametrize(("host", "name", "target"), [("claude", "CLAUDE.md", ".git/config"),
+                                                      ("codex", "AGENTS.md", ".git/hooks/post-checkout"),
+                                                      ("claude", "CLAUDE.md", ".git/hooks/post-checkout")])
+def test_a_link_into_git_is_refused_and_named(cli, places, host, name, target):
+    """A cloned repository can plant `CLAUDE.md -> .git/config`: inside the
+    project, but git's, not setup's (issue 26)."""
+    project, home = places
+    hook = project / target
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    if not hook.exists():
+        hook.write_text("#!/bin/sh\nexit 0\n")
+    link = project / name
+    link.unlink(missing_ok=True)
+    link.symlink_to(hook)
+    before, kept = snapshot(project, home), hook.read_bytes()
+    for flags in (["--plan"], [], ["--uninstall"]):
+        code, error, _ = setup(cli, project, host, *flags)
+        assert code == 4, (flags, error)
+        assert str(link) in error["error"]["message"] and "inside git's own files" in error["error"]["message"]
+    assert snapshot(project, home) == before and hook.read_bytes() == kept
+    assert "bad config" not in git(project, "config", "--list")
+
+
+@pytest.mark.parametrize(("host", "name", "text"), [("claude", ".mcp.json", "[" * 100_000 + "]" * 100_000),
+                                                    ("codex", ".codex/config.toml",
+                                                     "a = " + "[" * 100_000 + "]" * 100_000)])
+def test_a_deeply_nested_config_is_refused_cleanly(cli, places, host, name, text):
+    project, home = places
+    (project / name).parent.mkdir(exist_ok=True)
+    (project / name).write_text(text)
+    before = snapshot(project, home)
+    for flags in (["--plan"], [], ["--uninstall"]):
+        code, error, _ = setup(cli, project, host, *flags)
+        assert code == 4, (flags, error)
+        assert "nested too deeply" in error["error"]["message"] and name in error["error"]["message"]
+    assert snapshot(project, home) == before
 
 
 def test_usage(cli, places):

@@ -139,6 +139,7 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(project):
                 ("empty", "memory_remember", {"label": "x", "content": "   "}),
                 ("not_found", "memory_show", {"label": "no such memory"}),
                 ("unknown_tool", "memory_teleport", {}),
+                ("huge_days", "memory_hygiene", {"stale_days": 1e30}),
                 ("ok", "memory_remember", {"label": "x", "content": "still serving"}),
             ]:
                 answers[key] = call_json(await session.call_tool(name, args))
@@ -157,6 +158,7 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(project):
         "empty": ("invalid_input", "content is empty"),
         "not_found": ("not_found", "no memory labelled 'no such memory' in acme/widget or global"),
         "unknown_tool": ("invalid_input", "unknown tool 'memory_teleport'"),
+        "huge_days": ("invalid_input", "stale_days must be at most 36500 (a century)"),
     }
     for key, (code, message) in expected.items():
         is_error, data = answers[key]
@@ -201,6 +203,35 @@ def test_a_malformed_message_does_not_stop_the_server(project):
         assert "error" in reply(3)
         send({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "store_list"}})
         assert reply(4)["result"]["isError"] is False
+    finally:
+        server.stdin.close()
+        stderr = server.stderr.read()
+        server.wait(timeout=30)
+    assert "Traceback" not in stderr
+
+
+def test_a_request_id_json_rpc_does_not_allow_is_answered_under_id_null(project):
+    """An id that is an object, an array, a boolean, 1.5 or null gets
+    "Invalid Request" under id null (JSON-RPC 2.0), never silence."""
+    env = mcp_env(CLAUDE_PROJECT_DIR=str(project))
+    server = subprocess.Popen([sys.executable, "-m", "thatch_cli", "mcp"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+
+    def send(message) -> None:
+        server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        assert json.loads(server.stdout.readline())["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for ident in ({"a": 1}, [1], True, 1.5, None):
+            send({"jsonrpc": "2.0", "id": ident, "method": "tools/list"})
+            answer = json.loads(server.stdout.readline())
+            assert answer["id"] is None and answer["error"]["code"] == -32600, (ident, answer)
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert "result" in json.loads(server.stdout.readline())  # still serving
     finally:
         server.stdin.close()
         stderr = server.stderr.read()

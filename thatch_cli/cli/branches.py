@@ -46,7 +46,7 @@ def rescope(
     'thatch archive "Old deploy steps"',
     "thatch archive --branch feat/login     # every live memory of a branch",
     "thatch archive --this-branch",
-], json=f"one memory: memory ({BRIEF}), changed; a branch: store, branch, changed (a count), memories, branches_left")
+], json=f"one memory: memory ({BRIEF}), changed, notices; a branch: store, branch, changed (a count), memories, branches_left")
 def archive(
     ctx: Context, out: Output, *,
     label: Annotated[Optional[str], Argument(metavar="LABEL", show_default=False,
@@ -79,7 +79,7 @@ def archive(
     _listed(out, change)
 
 
-@command("unarchive", examples=['thatch unarchive "Old deploy steps"'], json=f"memory ({BRIEF}), changed")
+@command("unarchive", examples=['thatch unarchive "Old deploy steps"'], json=f"memory ({BRIEF}), changed, notices")
 def unarchive(
     ctx: Context, out: Output, *,
     label: Annotated[str, Argument(metavar="LABEL", help="Label (or slug) of the archived memory.")],

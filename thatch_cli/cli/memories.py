@@ -115,8 +115,9 @@ def _saved(out: Output, outcome) -> None:
         return
     if outcome.store_created:
         out.notice(f"created store {m.store} (it did not exist; 'thatch stores' lists stores)")
-    if outcome.notice:
-        out.notice(outcome.notice)
+    for notice in (outcome.credential, outcome.notice):
+        if notice:
+            out.notice(notice)
     verb = "Replaced" if outcome.replaced else "Remembered"
     flags = ["private: never shared" if f == "private" else f for f in m.flags()]
     out.line(f"{verb} {m.label!r} in {where}" + (f" ({', '.join(flags)})" if flags else ""))
@@ -247,9 +248,11 @@ def _facts(memory: Memory) -> list[str]:
         facts.append(f"branch {memory.branch}")
     if memory.confidence is not None:
         facts.append(f"confidence {memory.confidence}/10")
-    facts += [f for f in memory.flags() if f != "unreviewed"]
-    if memory.author:
-        facts.append(f"by {memory.author}" + (" (a teammate; not reviewed)" if memory.unreviewed else " (a teammate)"))
+    facts += memory.flags()
+    if memory.incoming or memory.author:  # a teammate's (agent_text.teammate), said as agents read it
+        from ..support.agent_text import authorship
+
+        facts.append(authorship(memory))
     facts.append(f"updated {memory.updated_at}")
     facts.append(f"recalled {memory.recall_count}×")
     return facts
@@ -279,14 +282,14 @@ def forget(
 
 
 @command("pin", examples=['thatch pin "Release process"', 'thatch pin "Python style" --global'],
-         json=f"memory ({BRIEF}), changed")
+         json=f"memory ({BRIEF}), changed, notices")
 def pin(ctx: Context, out: Output, *, label: Label, store_arg: StoreArg = None, store: Store = None,
         as_json: Json = False) -> None:
     """Pin a memory: listed first, and always in a coding agent's session-start reminder (thatch reminder)."""
     _pinned(ctx, out, label, True, store)
 
 
-@command("unpin", examples=['thatch unpin "Release process"'], json=f"memory ({BRIEF}), changed")
+@command("unpin", examples=['thatch unpin "Release process"'], json=f"memory ({BRIEF}), changed, notices")
 def unpin(ctx: Context, out: Output, *, label: Label, store_arg: StoreArg = None, store: Store = None,
           as_json: Json = False) -> None:
     """Unpin a memory (unpinning one that is not pinned changes nothing)."""
@@ -309,6 +312,8 @@ def set_flag_and_say(ctx: Context, out: Output, label: str, field: str, value: b
         out.json(change.to_json())
         return
     m = change.memory
+    for notice in change.notices:
+        out.notice(notice)
     out.line(f"{done} {m.label!r} in {m.store}" if change.changed
              else f"Unchanged: {m.label!r} in {m.store} was already {state}")
 

@@ -140,9 +140,10 @@ def _drift(r) -> str:
 
 def _by(memory) -> str:
     """Whose memory it is, when a teammate shared it (thatch sync)."""
-    if not memory.author:
-        return ""
-    return f"[by {memory.author}{', not reviewed' if memory.unreviewed else ''}] "
+    from ..support.agent_text import authorship
+
+    shared = authorship(memory)
+    return f"[{shared}] " if shared else ""
 
 
 def _weak_header(outcome) -> str:

@@ -41,7 +41,7 @@ STYLES = {
 def label_text(memory) -> str:
     """A memory's label for a table cell, with the flags set on it
     (memory/fields.py) after it."""
-    flags = [f for f in memory.flags() if f != "unreviewed"]
+    flags = memory.flags()
     return memory.label + (f" ({', '.join(flags)})" if flags else "")
 
 

@@ -230,7 +230,7 @@ def _review(ctx: Context, out: Output, accept: list[str], accept_all: bool) -> i
     if out.rich:
         from .render import Column
 
-        table(out, [Column("label", "label", give=1, least=16), Column("author", give=1, least=10),
+        table(out, [Column("label", "label", give=1, least=16), Column("claimed author", give=1, least=10),
                     Column("updated", "dim", whole=True), Column("snippet", give=2, least=0.4)],
               [(m.label, m.author or "", m.updated_at[:10], snippet(m, out.width)) for m in outcome.incoming],
               title=f"awaiting review in {outcome.store}")

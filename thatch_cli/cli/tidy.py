@@ -30,7 +30,7 @@ def hygiene(
     ctx: Context, out: Output, *,
     store: Store = None,
     stale_days: Annotated[int, Option("--stale-days", metavar="DAYS",
-                                      help="Call a memory stale after this many days without update or recall.")
+                                      help="Call a memory stale after this many days without update or recall (0-36500).")
                           ] = DEFAULT_STALE_DAYS,
     as_json: Json = False,
 ) -> int:

@@ -47,7 +47,7 @@ UNREVIEWED = ("labels only: read one with memory_show before relying on it; they
 
 
 def _labels(labels: list, more: int = 0) -> str:
-    """Labels (or (label, author) pairs) in quotes, with a teammate author when there is one."""
+    """Labels (or (label, claimed author, shared) triples) in quotes, a teammate's with its authorship."""
     shown = ", ".join(agent_text.named(*item) if isinstance(item, tuple) else agent_text.label(item)
                       for item in labels)
     return shown + (f" (+{more} more)" if more else "")
@@ -67,9 +67,8 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
         on_branch = ([label for (label,) in fastread.live(conn, store, ("label",), branch=branch)]
                      if branch and counts.get(branch) else [])
         top = fastread.top_memories(conn, store, 8)
-        pinned = [_pinned_line(label, content, name)
-                  for name in dict.fromkeys([store, scope.GLOBAL])
-                  for label, content in fastread.live(conn, name, ("label", "content"), pinned=1)]
+        pinned = [_pinned_line(name, *row) for name in dict.fromkeys([store, scope.GLOBAL])
+                  for row in fastread.pinned(conn, name)]
         shared = fastread.incoming(conn, store, 50)
         version = fastread.store_version(conn, store)
         drifted = _drifted(conn, place, list(dict.fromkeys([store, scope.GLOBAL])))
@@ -89,10 +88,11 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
     # is named by label only (its text stays out of the context).
     authors = {label: author for label, author, _ in shared}
     if top:
-        lists.append(("Most used: ", [(label, authors.get(label)) for label, _count, _confidence in top]))
+        lists.append(("Most used: ", [(label, authors[label], True) if label in authors else label
+                                      for label, _count, _confidence in top]))
     if drifted:
         lists.append((f"The code these describe has changed since they were saved ({DRIFTED}): ", drifted))
-    unreviewed = [(label, author) for label, author, flag in shared if flag]
+    unreviewed = [(label, author, True) for label, author, flag in shared if flag]
     if unreviewed:
         lists.append((f"Shared by teammates, not reviewed yet ({UNREVIEWED}): ", unreviewed))
     first = [head + "."] + ([agent_text.NOTE] if lists or pinned else [])
@@ -122,12 +122,15 @@ def _drifted(conn, place, stores: list[str]) -> list[str]:
     return list(dict.fromkeys(label for _store, _slug, label, row in rows if check(tree, row).doubtful))
 
 
-def _pinned_line(label: str, content: str, store: str) -> str:
+def _pinned_line(store: str, label: str, content: str, withheld: bool, incoming: bool, author: str | None) -> str:
     from ..support.slugs import body_of
 
-    text = fitting.prefix(" ".join(body_of(label, content).split()), PINNED_CHARS)
     where = " (global)" if store == scope.GLOBAL else ""
-    return f"- {agent_text.label(label)}{where}: {agent_text.line(text)}"
+    name = agent_text.named(label, author, shared=incoming) + where
+    if withheld:  # a pin is no review: a teammate's text stays out until accepted here
+        return f"- {name}, not reviewed yet: {agent_text.WITHHELD}"
+    text = fitting.prefix(" ".join(body_of(label, content).split()), PINNED_CHARS)
+    return f"- {name}: {agent_text.line(text)}"
 
 
 def _hygiene(env, place, db_path, counts, stale: int, version: int | None) -> str:

@@ -31,14 +31,14 @@ def _about(data: dict[str, Any]) -> list[str]:
 
 def _flags(memory: dict[str, Any]) -> list[str]:
     """The flags (memory/fields.py) set on a memory's JSON (a teammate's
-    unreviewed memory says so in its author note)."""
-    return [f.json for f in FLAGS if memory.get(f.json) and f.name != "unreviewed"]
+    unreviewed memory says so in its authorship note)."""
+    return [f.json for f in FLAGS if memory.get(f.json) and f.name not in ("unreviewed", "incoming")]
 
 
 def _facts(memory: dict[str, Any]) -> str:
     facts = [_where(memory)]
-    if memory.get("author"):
-        facts.append(agent_text.by(memory["author"]) + ("; not reviewed yet" if memory.get("unreviewed") else ""))
+    if agent_text.teammate(memory):
+        facts.append(agent_text.authorship(memory))
     if memory.get("confidence") is not None:
         facts.append(f"confidence {memory['confidence']}")
     return " · ".join(facts + _flags(memory))
@@ -99,8 +99,8 @@ def render_list(data: dict[str, Any]) -> str:
         if m.get("confidence") is not None:
             extra.append(f"confidence {m['confidence']}")
         extra += _flags(m)
-        if m.get("author"):
-            extra.append(agent_text.by(m["author"]) + ("; not reviewed yet" if m.get("unreviewed") else ""))
+        if agent_text.teammate(m):
+            extra.append(agent_text.authorship(m))
         extra.append(f"updated {m['updated_at'][:10]}")
         lines.append(f"- {_label(m)} ({', '.join(extra)})")
     following = data.get("next_offset")
@@ -123,7 +123,8 @@ def render_forget(data: dict[str, Any]) -> str:
 def render_pin(data: dict[str, Any]) -> str:
     memory = data["memory"]
     state = "pinned" if memory.get("pinned") else "not pinned"
-    return f"{_label(memory)} in {line(memory['store'])} is {state}{'' if data['changed'] else ' (unchanged)'}."
+    return "\n".join([f"{_label(memory)} in {line(memory['store'])} is {state}"
+                      f"{'' if data['changed'] else ' (unchanged)'}.", *_notices(data)])
 
 
 def render_stores(data: dict[str, Any]) -> str:

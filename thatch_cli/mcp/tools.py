@@ -116,6 +116,8 @@ def _pin(ctx: Context, args: dict, state: Session) -> Reply:
 
     change = set_flag(ctx, args["label"], "pinned", args.get("pinned", True), args.get("store"))
     data = change.to_json()
+    if not data["notices"]:
+        del data["notices"]
     return Reply({**data, "memory": views.memory(data["memory"], content=False)}, render_pin)
 
 
@@ -366,7 +368,7 @@ TOOLS: list[Tool] = [
         " `stale_days`) and memories of git branches that no longer exist. Reports only; changes nothing.",
         {
             "store": STORE,
-            "stale_days": {"type": "integer", "minimum": 0,
+            "stale_days": {"type": "integer", "minimum": 0, "maximum": validate.MAX_DAYS,
                            "description": "Days without an update or recall that make a memory stale (default 90)."},
         },
         _hygiene, checks={**NAME_CHECKS, "stale_days": validate.days},

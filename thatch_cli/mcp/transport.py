@@ -6,8 +6,10 @@ client that sent malformed JSON, or a string with a lone surrogate escape
 ("\\ud800", valid JSON but not Unicode text), waited forever. Here every
 line is checked first: malformed JSON is answered with -32700 (id null, as
 JSON-RPC says), a request carrying a lone surrogate or not shaped like
-JSON-RPC with -32600/-32602 under its own id; only good lines go on to the
-SDK. Lines are read by a daemon thread (a blocking read on stdin cannot be
+JSON-RPC with -32600/-32602 under its own id, a request whose id is not a
+string or an integer (an object, an array, a boolean, 1.5, null: the SDK
+took it for a notification) with -32600 under id null; only good lines go
+on to the SDK. Lines are read by a daemon thread (a blocking read on stdin cannot be
 interrupted, and a worker thread the interpreter waits for at exit kept
 the server alive after SIGINT until stdin closed), at most MAX_LINE_BYTES
 of a line at a time (a longer one is answered and skipped).
@@ -47,6 +49,12 @@ def check(line: bytes | Any) -> str:
         raise Refused(PARSE_ERROR, f"Parse error: {_short(str(exc))}") from None
     request_id = _id_of(message)
     answer = not isinstance(message, dict) or "id" in message
+    if isinstance(message, dict) and "method" in message and "id" in message and not _id_type(message["id"]):
+        # The SDK would take it for a notification (no answer, the client
+        # waits forever): JSON-RPC 2.0 answers an id that is not a string or
+        # an integer with Invalid Request under id null.
+        raise Refused(INVALID_REQUEST, "Invalid Request: the id must be a string or an integer, not"
+                      f" {_kind(message['id'])}")
     if _has_surrogate(message):
         where = INVALID_PARAMS if isinstance(message, dict) and _has_surrogate(message.get("params")) else \
             INVALID_REQUEST
@@ -71,6 +79,20 @@ def _id_of(message: Any) -> Any:
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**53:
             return value
     return None
+
+
+def _id_type(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a fraction"
+    return {dict: "an object", list: "an array"}.get(type(value), "that")
 
 
 def _has_surrogate(value: Any) -> bool:

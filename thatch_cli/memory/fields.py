@@ -104,13 +104,17 @@ FIELDS: tuple[Field, ...] = (
     # A pin is one person's choice of what their agents always see, so it is not shared.
     Field("pinned", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, versioned=True, overwrite="given",
           synced=False, original=False, first=True),
-    # thatch sync's marks: who wrote the current version when it came from a
-    # teammate (None: written here), never shared, not yet reviewed here.
+    # thatch sync's marks: who the file of an incoming version names as its
+    # author (a claim; None: none named), never shared, not yet reviewed here.
     Field("author", "TEXT", "line", brief=True, history=False, exported=False, synced=False, original=False,
           table="marks"),
     Field("private", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, history=False, exported=False,
           synced=False, original=False, table="marks"),
     Field("unreviewed", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, history=False, exported=False,
+          synced=False, original=False, table="marks"),
+    # Decided by this machine, never by the file: the current text arrived
+    # through thatch sync (a teammate's, whatever its `author` claims).
+    Field("incoming", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, history=False, exported=False,
           synced=False, original=False, table="marks"),
 )
 

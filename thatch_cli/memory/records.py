@@ -117,8 +117,10 @@ class Memory:
 
     def flags(self) -> list[str]:
         """The names of the flags set on this memory (archived, ...), for
-        output that marks them."""
-        return [f.name for f in FIELDS if f.kind == "flag" and getattr(self, f.name)]
+        output that marks them; provenance (incoming, unreviewed) is said
+        by its authorship instead (support/agent_text.authorship)."""
+        return [f.name for f in FIELDS if f.kind == "flag" and getattr(self, f.name)
+                and f.name not in ("incoming", "unreviewed")]
 
 
 class Hit(_Frozen):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..support import validate
 from ..support.errors import InvalidInput, ModelUnavailable
+from ..support.textsafe import shell_word
 from .scope import GLOBAL, branch_choice, existing, lookup, target
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
@@ -74,13 +75,13 @@ def forget(ctx: Context, label: str, store: str | None = None) -> Memory:
 
 
 class FlagChange:
-    __slots__ = ("memory", "changed")
+    __slots__ = ("memory", "changed", "notices")
 
-    def __init__(self, memory: Memory, changed: bool) -> None:
-        self.memory, self.changed = memory, changed
+    def __init__(self, memory: Memory, changed: bool, notices: list[str] | None = None) -> None:
+        self.memory, self.changed, self.notices = memory, changed, notices or []
 
     def to_json(self) -> dict:
-        return {"memory": self.memory.brief(), "changed": self.changed}
+        return {"memory": self.memory.brief(), "changed": self.changed, "notices": self.notices}
 
 
 def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None = None) -> FlagChange:
@@ -92,7 +93,13 @@ def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None
     memory = lookup(ctx, label, store, fallback=False)
     changed = maintenance.set_flag(ctx.db(), memory.store, memory.slug, name, value)
     setattr(memory, name, value)
-    return FlagChange(memory, changed)
+    notices = []
+    if name == "pinned" and value and memory.unreviewed:
+        # A pin is no review: otherwise one call would put a teammate's
+        # unread text into every session.
+        notices.append(f"{memory.label!r} is a teammate's memory nobody here has reviewed: agents see only its"
+                       f" label until it is accepted (thatch sync --review --accept {shell_word(memory.label)})")
+    return FlagChange(memory, changed, notices)
 
 
 class Rewritten:

@@ -27,6 +27,7 @@ class SaveOutcome:
     replaced: Memory | None
     similar: list[tuple[Memory, float]] = field(default_factory=list)
     notice: str | None = None
+    credential: str | None = None  # it looks like it holds one (sync/secrets.py)
     unchanged: bool = False  # the same memory was already saved: nothing written
     store_created: bool = False  # the save created its store
     anchors: list[dict] = field(default_factory=list)  # ops/anchors.py row_json, as saved
@@ -46,7 +47,7 @@ class SaveOutcome:
             "has_vector": self.has_vector,
             "similar": [{**m.brief(), "score": round(score, 4)} for m, score in self.similar],
             "store_created": self.store_created,
-            "notices": [self.notice] if self.notice else [],
+            "notices": [n for n in (self.credential, self.notice) if n],
         }
 
 
@@ -171,7 +172,7 @@ def remember(
         if after - before == (2 if replaced is not None else 1):
             engine.saved(memory, before, after, replaced is not None)
     outcome = SaveOutcome(memory=memory, replaced=replaced, notice=notice, store_created=store_created,
-                          anchors=_anchored(ctx, memory, rows))
+                          anchors=_anchored(ctx, memory, rows), credential=credential_warning(ctx, label, text))
     if similar:
         found = db.get_many(h.key for h in similar)
         outcome.similar = [(found[h.key], h.score) for h in similar if h.key in found]
@@ -194,6 +195,14 @@ def _anchored(ctx: Context, memory: Memory, rows: list[tuple] | None) -> list[di
     if rows is not None:
         anchors.save(ctx, memory, rows, keep_others=False)
     return anchors.of(ctx, [memory.key], check=False).json(memory.key)
+
+
+def credential_warning(ctx: Context, label: str, text: str) -> str | None:
+    """The save's warning when the memory looks like it holds a credential
+    (the check thatch sync runs before sharing one)."""
+    from ..sync import secrets
+
+    return secrets.warning(label, text, ctx.setting("sync.secret_rules") or None)
 
 
 def find_similar(ctx: Context, memory: Memory, text: str):

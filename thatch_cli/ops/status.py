@@ -47,7 +47,19 @@ def database(ctx: Context) -> dict[str, Any]:
     found = {"path": path, "exists": os.path.isfile(path), "bytes": 0, "schema": None, "memories": None,
              "stores": None, "rules": None}
     if not found["exists"]:
+        if os.path.exists(path):  # a directory, a FIFO, a device: not "not created yet"
+            from ..storage.opening import not_a_file
+
+            problem = not_a_file(path, os.stat(path))
+            if problem is not None:
+                raise problem
         return found
+    from ..storage.fastread import foreign_journal
+
+    if foreign_journal(path) is not None:  # refused as every command refuses it, not shown as empty
+        from ..storage.opening import check_journals
+
+        check_journals(path)
     found["bytes"] = sum(os.path.getsize(p) for p in (path, f"{path}-wal") if os.path.isfile(p))
     read = summary(Path(path))
     if read is not None:

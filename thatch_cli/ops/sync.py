@@ -108,6 +108,11 @@ def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, sha
                 return _offline(ctx, outcome, repo, fetched, background)
         remote_tip = git.ref(tree.tracking_ref(repo.remote))
         outcome.held, outcome.skipped = [], []
+        if remote_tip and git.has(remote_tip) and git.kind(remote_tip) != "commit":
+            # Anyone who can push can point the ref at anything: read nothing
+            # from it, and let the push (leased on it) put a commit back.
+            outcome.skipped.append({"path": tree.LOCAL_REF.decode(), "reason": f"points at a {git.kind(remote_tip)},"
+                                    " not a commit; nothing was read from it"})
         step = _Round(ctx, git, repo, remote_tip, outcome, shared)
         new_tip = step.run(dry_run)
         outcome.commit = new_tip
@@ -197,6 +202,8 @@ class _Round:
         state = table.state(conn, store)
         last_tip = state.get("base") if self.git.has(state.get("base")) else None
         remote_tip = self.remote_tip if self.git.has(self.remote_tip) else None
+        if remote_tip and self.git.kind(remote_tip) != "commit":
+            remote_tip = None
         base_tip = self.git.merge_base(last_tip, remote_tip)
         snap_remote = self.git.snapshot(remote_tip)
         self.git.check_format(snap_remote)

@@ -79,7 +79,6 @@ def _embed(step: Any, written: list[tuple[str, str]]) -> None:
 def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
     ctx, db, store = step.ctx, step.db, step.repo.store
     review = bool(ctx.setting("sync.review"))
-    me = gitconfig.identity(step.repo.top, ctx.env)
     now = ctx.now()
     written: list[tuple[str, str]] = []
     with db.transaction() as conn:
@@ -100,7 +99,9 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
             db.write_row(values, replace=before is not None)
             anchor_table.write(conn, store, record.slug, [tuple(a[k] for k in records.ANCHOR_KEYS) for a in anchored],
                                keep_others=False)
-            table.set_incoming(conn, store, record.slug, record.author, review and record.author != me)
+            # Whatever the file says about its author (anyone who can push can
+            # write the user's own name): what arrives here is a teammate's.
+            table.set_incoming(conn, store, record.slug, record.author, review)
         for loser in plan.losers:
             table.keep_version(conn, records.values_of(loser, store), "conflict", now)
         table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last)})

@@ -62,9 +62,10 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
         step.seen.add(entry.sha)
         got = memo.get(entry.sha)
         known = cache.get(entry.sha) if got is None else None
-        if known is not None and known[0] == slug and hlc.parse(known[4]) is not None:
-            got = Record(slug, known[1], None, known[3], hlc.parse(known[4]), digest=known[2],
-                         load=lambda entry=entry: _full(step, entry))
+        stamp = hlc.parse(known[4]) if known is not None else None
+        if known is not None and known[0] == slug and stamp is not None:
+            got = records.FAR_AHEAD if hlc.too_far_ahead(stamp) else Record(
+                slug, known[1], None, known[3], stamp, digest=known[2], load=lambda entry=entry: _full(step, entry))
         elif got is None:
             if entry.size > records.MAX_RECORD_BYTES:
                 got = f"{entry.size} bytes; the limit is {records.MAX_RECORD_BYTES}"
@@ -84,6 +85,8 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
     if not trusted:
         step.outcome.skipped += [{"path": one_line(p), "reason": "not where a memory's file belongs"}
                                  for p in snapshot.misplaced]
+        step.outcome.skipped += [{"path": one_line(p), "reason": "its name is not UTF-8; left on the remote unread"}
+                                 for p in snapshot.undecodable]
     return found
 
 
@@ -120,7 +123,8 @@ def local_state(step: Any, store: str, last: dict[str, Record],
         if findings:
             excluded.add(slug)
             del local[slug]
-            step.outcome.held.append({"slug": slug, "label": record.label, "reason": "looks like it holds a"
+            step.outcome.held.append({"slug": slug, "label": secrets.redact(record.label, findings),
+                                      "reason": "looks like it holds a"
                                       " credential; not shared (thatch sync --allow LABEL shares it anyway)",
                                       "rules": [f.to_json() for f in findings]})
     return state, excluded, local

@@ -12,7 +12,7 @@ from ..memory.records import Memory
 from ..storage import sync as table
 from ..support import validate
 from ..support.errors import InvalidInput
-from ..sync import gitconfig
+from ..sync import gitconfig, secrets
 from .context import Context
 from .scope import lookup
 from .sync_repo import repository
@@ -47,7 +47,7 @@ def init(ctx: Context, remote: str | None, *, yes: bool, ask: Callable[[str], bo
     Running it again changes nothing."""
     repo = repository(ctx, need_enabled=False)
     name = validate.branch(remote, "--remote") if remote else repo.remote or gitconfig.default_remote(repo.top, ctx.env)
-    url = gitconfig.remote_url(repo.top, ctx.env, name)
+    url = secrets.redact_url(gitconfig.remote_url(repo.top, ctx.env, name))  # never shown with its token
     who = audience(name, url, repo.store)
     if repo.remote == name or yes:
         confirmed = True
@@ -115,7 +115,7 @@ def status(ctx: Context) -> Status:
         "unreviewed": len(table.unreviewed(db.conn, repo.store)) if marked else 0,
         "private": len(table.private_slugs(db.conn, repo.store)) if marked else 0}
     if repo.remote is not None:
-        data["url"] = gitconfig.get(repo.top, ctx.env, f"remote.{repo.remote}.url")
+        data["url"] = secrets.redact_url(gitconfig.get(repo.top, ctx.env, f"remote.{repo.remote}.url"))
         preview = sync(ctx, dry_run=True, fetch=False)
         data["to_push"], data["to_pull"], data["held"] = preview.pushed, preview.pulled, preview.held
     return Status(data)

@@ -299,6 +299,17 @@ class _Importer:
 
     # -- writing ---------------------------------------------------------------
 
+    def _credentials(self, rows: list[jsonl.Line]) -> None:
+        """Say which imported lines look like they hold a credential (by line
+        number: a label can be the secret itself)."""
+        from ..sync import secrets
+
+        extra = self.ctx.setting("sync.secret_rules") or None
+        for row in rows:
+            warning = secrets.warning(row.values["label"], row.values["content"], extra)
+            if warning and len(self.outcome.notices) < 20:
+                self.outcome.notices.append(f"line {row.number}: {warning}")
+
     def write_batch(self, lines: list[jsonl.Line]) -> None:
         memories = [line for line in lines if line.kind == "memory"]
         # Conflicts first, so skipped rows are never embedded.
@@ -334,6 +345,7 @@ class _Importer:
             raise DatabaseError(f"import failed at line {first}: {exc}") from exc
         self.outcome.created += created
         self.outcome.replaced += replaced
+        self._credentials(wanted)
         self.outcome.verdicts += verdicts
         self.outcome.versions += versions
 

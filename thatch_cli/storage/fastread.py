@@ -38,18 +38,25 @@ def _marks(values: Sequence) -> str:
 
 
 def foreign_journal(path: Path) -> str | None:
-    """Why the -wal or -shm file beside the database (after any symlink)
-    cannot be trusted, or None: it belongs to someone other than the
-    database's owner and this user (in a directory others can write, they
-    could plant one and SQLite would read it as part of the database), or it
-    is not a regular file."""
+    """Why the database or the -wal or -shm file beside it (after any
+    symlink) cannot be trusted, or None: the database belongs to another
+    user and lies in a directory every user can write (anyone could have
+    planted it), a journal belongs to someone other than the database's
+    owner and this user (in a directory others can write, they could plant
+    one and SQLite would read it as part of the database), or a journal is
+    not a regular file."""
     import stat
 
     real = os.path.realpath(path)
     try:
         owner = os.stat(real).st_uid
+        folder = os.path.dirname(real)
+        shared = os.stat(folder).st_mode & 0o002
     except OSError:
         return None
+    if owner != os.geteuid() and shared:
+        # The same threat as another user's -wal: anyone could have made it.
+        return (f"{real} belongs to uid {owner}, not to you, in {folder}, which every user can write")
     for suffix in ("-wal", "-shm"):
         try:
             st = os.lstat(real + suffix)
@@ -189,18 +196,45 @@ def top_memories(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple
     return [(label, count or 0, confidence) for label, count, confidence in rows]
 
 
-def incoming(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, str, bool]]:
-    """(label, author, unreviewed) of the live memories of `store` a teammate
-    shared (thatch sync), unreviewed first, newest first; none on a file
-    without sync's marks."""
-    try:
-        rows = conn.execute(
-            "SELECT e.label, m.author, m.unreviewed FROM thatch_cli_sync_marks m JOIN entries e"
-            " ON e.store = m.store AND e.slug = m.slug WHERE m.store = ? AND m.author IS NOT NULL"
-            " AND e.archived = 0 ORDER BY m.unreviewed DESC, e.updated_at DESC, e.slug LIMIT ?", (store, limit))
-        return [(label, author, bool(flag)) for label, author, flag in rows]
-    except sqlite3.OperationalError:
-        return []
+def incoming(conn: sqlite3.Connection, store: str, limit: int) -> list[tuple[str, str | None, bool]]:
+    """(label, claimed author, unreviewed) of the live memories of `store`
+    that came from a teammate (thatch sync), unreviewed first, newest first
+    (on an older file not upgraded yet, told as its upgrade will tell it);
+    none on a file without sync's marks."""
+    for shared in ("m.incoming = 1", "(m.author IS NOT NULL OR m.unreviewed = 1)"):
+        try:
+            rows = conn.execute(
+                "SELECT e.label, m.author, m.unreviewed FROM thatch_cli_sync_marks m JOIN entries e"
+                f" ON e.store = m.store AND e.slug = m.slug WHERE m.store = ? AND {shared}"
+                " AND e.archived = 0 ORDER BY m.unreviewed DESC, e.updated_at DESC, e.slug LIMIT ?", (store, limit))
+            return [(label, author, bool(flag)) for label, author, flag in rows]
+        except sqlite3.OperationalError as exc:
+            if "m.incoming" not in str(exc):
+                return []
+    return []
+
+
+def pinned(conn: sqlite3.Connection, store: str) -> list[tuple[str, str, bool, bool, str | None]]:
+    """(label, content, unreviewed, incoming, claimed author) of the live
+    pinned memories of `store`, newest first: a teammate's is named as one,
+    and its text withheld while not reviewed here (a pin is no review). On
+    an older file, not upgraded yet, what came through sync is told as
+    its upgrade will tell it; a file without sync's marks never synced."""
+    select = ("SELECT e.label, e.content, coalesce(m.unreviewed, 0), {incoming}, m.author FROM entries e"
+              " LEFT JOIN thatch_cli_sync_marks m ON m.store = e.store AND m.slug = e.slug"
+              f" WHERE e.store = ? AND {LIVE} AND e.pinned = 1 ORDER BY e.updated_at DESC, e.slug")
+    for incoming in ("coalesce(m.incoming, 0)", "m.author IS NOT NULL OR coalesce(m.unreviewed, 0)"):
+        try:
+            return [(label, content, bool(unreviewed), bool(shared), author) for label, content, unreviewed, shared,
+                    author in conn.execute(select.format(incoming=incoming), (store,))]
+        except sqlite3.OperationalError as exc:
+            if "no such column: m.incoming" in str(exc):
+                continue
+            if "thatch_cli_sync_marks" in str(exc):
+                return [(label, content, False, False, None)
+                        for label, content in live(conn, store, ("label", "content"), pinned=1)]
+            return []  # no pinned column yet: nothing is pinned
+    return []
 
 
 def branch_counts_and_stale(conn: sqlite3.Connection, store: str, cutoff: str) -> tuple[dict[str | None, int], int]:

@@ -52,13 +52,13 @@ def open_database(path: Path | str, *, timeout: float | None = None,
         notices = _shared_directory(path)
         # Before SQLite opens them (running as root, it hands them to the
         # database's owner), and again once it has: one planted in between.
-        _check_journals(path)
+        check_journals(path)
         if not _writable(path):
             return _open_read_only(path, timeout), True, notices
         conn = _open(path, timeout)
         try:
             version = _version(conn, path)
-            _check_journals(path)
+            check_journals(path)
             _refuse_newer(path, version)
             if version < schema.SCHEMA_VERSION or schema.missing_columns(conn):
                 notices += _upgrade(conn, path)
@@ -92,12 +92,21 @@ def _stat(path: Path) -> os.stat_result | None:
         return None
 
 
+def not_a_file(path: Path | str, st: os.stat_result) -> DatabaseError | None:
+    """The error for a database path that is not a regular file (a
+    directory, a FIFO, a device), or None."""
+    if stat.S_ISREG(st.st_mode):
+        return None
+    kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or \
+        stat.S_ISBLK(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else "not a regular file"
+    return DatabaseError(f"cannot open database {path}: it is {kind}, not a database file"
+                         " (point THATCH_DB at a file)")
+
+
 def _check_file(path: Path, st: os.stat_result) -> None:
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or \
-            stat.S_ISBLK(st.st_mode) else "not a regular file"
-        raise DatabaseError(f"cannot open database {path}: it is {kind}, not a database file"
-                            " (point THATCH_DB at a file)")
+    problem = not_a_file(path, st)
+    if problem is not None:
+        raise problem
     if not os.access(path, os.R_OK):
         raise DatabaseError(f"cannot open database {path}: permission denied (it belongs to {_owner(st.st_uid)},"
                             f" mode {stat.S_IMODE(st.st_mode):04o})")
@@ -124,7 +133,7 @@ def _shared_directory(path: Path) -> list[str]:
              " what thatch reads; keep the database in a directory only you can write")]
 
 
-def _check_journals(path: Path) -> None:
+def check_journals(path: Path) -> None:
     """Refuse a database whose -wal or -shm (opened by SQLite with the file)
     belongs to a user other than the database's owner and us."""
     problem = foreign_journal(path)
@@ -285,13 +294,13 @@ def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
 
     conn = open_readonly(Path(path), timeout, check_same_thread=False)
     if conn is None:
-        _check_journals(path)
+        check_journals(path)
         raise DatabaseError(f"cannot open database {path} read-only (a write-ahead log beside it"
                             " needs a writable directory to be read)")
     try:
         conn.isolation_level = None
         _refuse_newer(path, _version(conn, path))
-        _check_journals(path)
+        check_journals(path)
     except BaseException:
         conn.close()
         raise
@@ -308,11 +317,11 @@ def connect_existing(path: Path | str, *, timeout: float = 10.0) -> sqlite3.Conn
     try:
         if not path.is_file():
             raise DatabaseError(f"no thatch database at {path}")
-        _check_journals(path)
+        check_journals(path)
         conn = _open(path, timeout) if _writable(path) else _open_read_only(path, timeout)
         try:
             version = _version(conn, path)
-            _check_journals(path)
+            check_journals(path)
             if version != schema.SCHEMA_VERSION:
                 raise DatabaseError(f"{path} is not a thatch database of schema {schema.SCHEMA_VERSION}"
                                     f" (found {version})")

@@ -13,7 +13,7 @@ import sqlite3
 
 from ..memory import fields
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # `entries` as the original creates it: its columns (memory/fields.py), in its order.
 _ENTRIES = ",\n".join([f"    {f.column} {f.sql}" for f in fields.ORIGINAL] + ["    PRIMARY KEY (slug, store)"])
@@ -180,6 +180,9 @@ INSERT OR REPLACE INTO thatch_cli_meta (key, value)
     5: sync.MIGRATION,
     # Anchors (storage/anchors.py): the code each memory describes.
     6: anchors.MIGRATION,
+    # Provenance recorded by this machine (storage/sync.py): the marks gain
+    # `incoming`, and what already came through sync is marked with it.
+    7: sync.PROVENANCE,
 }
 
 
@@ -226,6 +229,10 @@ def migrate(conn: sqlite3.Connection, current: int, version: int = SCHEMA_VERSIO
     _add_missing_columns(conn, "entries", _ENTRY_COLUMNS)
     migrations = _migrations()
     for step in range(current + 1, version + 1):
+        if step == 7:  # an older file's marks lack the column the new triggers name
+            from . import sync
+
+            _add_missing_columns(conn, sync.MARKS, sync.COLUMNS)
         for statement in split(migrations[step]):
             conn.execute(statement)
     if version >= 2:

@@ -1,15 +1,17 @@
-"""What `thatch sync` keeps in the database (schema 5, additive: two tables
+"""What `thatch sync` keeps in the database (schemas 5 and 6, additive: two tables
 of thatch's own, and triggers on `entries` that keep them right whoever
 writes).
 
 - `thatch_cli_sync_marks`: per memory (store, slug), the marks declared in
-  memory/fields.py (table "marks"): `private` (never shared), `author` (who wrote the
-  current version, when it came from the remote; NULL: written here) and
-  `unreviewed` (came from the remote, nobody here has accepted it yet). Any
-  local write of the memory (thatch's or the original's) makes it this
-  machine's own again: author NULL, reviewed. A rename or move carries the
-  marks along; a forget keeps them (a private label stays private if it
-  comes back).
+  memory/fields.py (table "marks"): `private` (never shared), `author` (who the
+  file of an incoming version names as its author: a claim),
+  `unreviewed` (came from the remote, nobody here has accepted it yet) and
+  `incoming` (the current text arrived through sync: a teammate's, whatever
+  its file's `author` says; recorded here, never read from the file). A
+  local write of new content (thatch's or the original's) makes the memory
+  this machine's own again: author NULL, reviewed, not incoming. A rename,
+  move, re-scope, archive or pin carries the marks along; a forget keeps
+  them (a private label stays private if it comes back).
 - `thatch_cli_sync_state`: per store, the commit the store was last merged
   with (`base`), the hybrid logical clock (`hlc`) and the last sync's result.
 
@@ -38,7 +40,7 @@ STATE = "thatch_cli_sync_state"
 _MARK_COLUMNS = "\n".join(f"    {f.column} {f.sql}," for f in fields.MARKS)
 _MOVED = "(old.store IS NOT new.store OR old.slug IS NOT new.slug)"
 
-MIGRATION = f"""
+_TABLES = f"""
 CREATE TABLE IF NOT EXISTS {MARKS} (
     store TEXT NOT NULL,
     slug TEXT NOT NULL,
@@ -51,18 +53,37 @@ CREATE TABLE IF NOT EXISTS {STATE} (
     value TEXT NOT NULL,
     PRIMARY KEY (store, key)
 );
-CREATE TRIGGER IF NOT EXISTS thatch_cli_sync_marks_ai AFTER INSERT ON entries BEGIN
-    UPDATE {MARKS} SET author = NULL, unreviewed = 0 WHERE store = new.store AND slug = new.slug;
+"""
+# Provenance follows the text: a write of new content here makes the memory
+# this machine's own; a move, a re-scope, an archive or a pin does not (a
+# teammate's text stays a teammate's whoever files it elsewhere).
+_OWN = "author = NULL, unreviewed = 0, incoming = 0"
+_TRIGGERS = f"""
+CREATE TRIGGER thatch_cli_sync_marks_ai AFTER INSERT ON entries BEGIN
+    UPDATE {MARKS} SET {_OWN} WHERE store = new.store AND slug = new.slug;
 END;
-CREATE TRIGGER IF NOT EXISTS thatch_cli_sync_marks_au
+CREATE TRIGGER thatch_cli_sync_marks_au
 AFTER UPDATE OF store, slug, label, content, branch, confidence, archived ON entries BEGIN
-    INSERT OR REPLACE INTO {MARKS} (store, slug, private, author, unreviewed)
-        SELECT new.store, new.slug, private, NULL, 0 FROM {MARKS}
+    INSERT OR REPLACE INTO {MARKS} (store, slug, {', '.join(MARK_FIELDS)})
+        SELECT new.store, new.slug, {', '.join(MARK_FIELDS)} FROM {MARKS}
         WHERE store = old.store AND slug = old.slug AND {_MOVED};
     DELETE FROM {MARKS} WHERE store = old.store AND slug = old.slug AND {_MOVED};
-    UPDATE {MARKS} SET author = NULL, unreviewed = 0 WHERE store = new.store AND slug = new.slug;
+    UPDATE {MARKS} SET {_OWN} WHERE store = new.store AND slug = new.slug AND old.content IS NOT new.content;
 END;
 """
+_DROP_TRIGGERS = """
+DROP TRIGGER IF EXISTS thatch_cli_sync_marks_ai;
+DROP TRIGGER IF EXISTS thatch_cli_sync_marks_au;
+"""
+MIGRATION = _TABLES + _DROP_TRIGGERS + _TRIGGERS
+# Schema 6 (the `incoming` column is added first, schema.migrate): which
+# memories arrived through sync was recorded before only as an author or an
+# unreviewed mark (any local write cleared both), so a memory with either
+# is a teammate's; every other memory was written here.
+PROVENANCE = _DROP_TRIGGERS + _TRIGGERS + f"""
+UPDATE {MARKS} SET incoming = 1 WHERE author IS NOT NULL OR unreviewed = 1;
+"""
+COLUMNS = {f.column: f.sql for f in fields.MARKS}
 
 
 def _history():
@@ -83,16 +104,23 @@ def marks_of(conn: sqlite3.Connection, keys: Sequence[tuple[str, str]]) -> dict[
         return found
     stores = sorted({store for store, _ in keys})
     wanted = set(keys)
+    columns = ", ".join(MARK_FIELDS)
+    if not _has_provenance(conn):  # an older file, not upgraded (read-only, or a hook): told as its upgrade tells it
+        columns = columns.replace("incoming", "author IS NOT NULL OR unreviewed")
     if len(keys) > 50:  # a listing: one pass over the stores' marks
-        rows = conn.execute(f"SELECT store, slug, {', '.join(MARK_FIELDS)} FROM {MARKS}"
+        rows = conn.execute(f"SELECT store, slug, {columns} FROM {MARKS}"
                             f" WHERE store IN ({','.join('?' * len(stores))})", stores)
     else:
         rows = (row for key in keys for row in conn.execute(
-            f"SELECT store, slug, {', '.join(MARK_FIELDS)} FROM {MARKS} WHERE store = ? AND slug = ?", key))
+            f"SELECT store, slug, {columns} FROM {MARKS} WHERE store = ? AND slug = ?", key))
     for store, slug, *values in rows:
         if (store, slug) in wanted:
             found[(store, slug)] = tuple(values)
     return found
+
+
+def _has_provenance(conn: sqlite3.Connection) -> bool:
+    return any(row[1] == "incoming" for row in conn.execute(f"PRAGMA table_info({MARKS})"))
 
 
 def attach(conn: sqlite3.Connection, memories: Iterable[Memory]) -> None:
@@ -120,11 +148,12 @@ def private_slugs(conn: sqlite3.Connection, store: str) -> set[str]:
 
 
 def set_incoming(conn: sqlite3.Connection, store: str, slug: str, author: str | None, unreviewed: bool) -> None:
-    """Record who wrote a memory that just came from the remote (after its
-    row was written: the entries triggers reset the marks first)."""
-    conn.execute(f"INSERT INTO {MARKS} (store, slug, author, unreviewed) VALUES (?, ?, ?, ?)"
+    """Record that a memory just came from the remote, with the author its
+    file claims (after its row was written: the entries triggers reset the
+    marks first)."""
+    conn.execute(f"INSERT INTO {MARKS} (store, slug, author, unreviewed, incoming) VALUES (?, ?, ?, ?, 1)"
                  " ON CONFLICT (store, slug) DO UPDATE SET author = excluded.author,"
-                 " unreviewed = excluded.unreviewed", (store, slug, author, int(unreviewed)))
+                 " unreviewed = excluded.unreviewed, incoming = 1", (store, slug, author, int(unreviewed)))
 
 
 def unreviewed(conn: sqlite3.Connection, store: str) -> list[tuple[str, str | None]]:

@@ -34,25 +34,42 @@ def _get(memory: Any, key: str) -> Any:
     return memory.get(key) if isinstance(memory, dict) else getattr(memory, key, None)
 
 
+def teammate(memory: Any) -> bool:
+    """Whether a memory's current text came through thatch sync: recorded
+    by this machine when it arrived, never taken from what the file says
+    about itself (its author may be absent, forged or the user's own)."""
+    return bool(_get(memory, "incoming") or _get(memory, "author"))
+
+
 def origin(memory: Any) -> str:
-    """Where a memory came from, as shown next to it: its store, and its
-    author when a teammate wrote it (thatch sync). A memory object or its
-    JSON shape; this is the one place that names a memory's provenance."""
-    where = one_line(_get(memory, "store"))
-    if _get(memory, "author"):
-        where += ", " + by(_get(memory, "author")) + ("; not reviewed yet" if _get(memory, "unreviewed") else "")
-    return where
+    """Where a memory came from, as shown next to it: its store, and, when
+    it came from a teammate (thatch sync), the author its file claims. A
+    memory object or its JSON shape; this is the one place that names a
+    memory's provenance."""
+    shared = authorship(memory)
+    return one_line(_get(memory, "store")) + (f", {shared}" if shared else "")
+
+
+def authorship(memory: Any) -> str:
+    """"by X (as its file claims), a teammate[; not reviewed yet]" for a
+    teammate's memory; "" for one written here."""
+    if not teammate(memory):
+        return ""
+    return by(_get(memory, "author")) + ("; not reviewed yet" if _get(memory, "unreviewed") else "")
 
 
 def withheld(memory: Any) -> bool:
-    """Whether an agent sees only this memory's label: a teammate's memory
-    that nobody here has reviewed yet (its text could be written to steer
-    an agent, so reading it is a deliberate memory_show)."""
-    return bool(_get(memory, "author") and _get(memory, "unreviewed"))
+    """Whether an agent sees only this memory's label: one that came from a
+    teammate and nobody here has reviewed yet (its text could be written to
+    steer an agent, so reading it is a deliberate memory_show)."""
+    return bool(_get(memory, "unreviewed"))
 
 
-def by(author: str) -> str:
-    return f"by {one_line(author)}, a teammate"
+def by(author: str | None) -> str:
+    """A teammate's memory's authorship: only what its file claims."""
+    if author:
+        return f"by {one_line(author)} (as its file claims), a teammate"
+    return "by a teammate (its file names no one)"
 
 
 def label(text: str) -> str:
@@ -60,9 +77,10 @@ def label(text: str) -> str:
     return f'"{one_line(text)}"'
 
 
-def named(text: str, author: str | None = None) -> str:
-    """A label in quotes, with its teammate author when it has one."""
-    return label(text) + (f" ({by(author)})" if author else "")
+def named(text: str, author: str | None = None, shared: bool = False) -> str:
+    """A label in quotes, with its authorship when a teammate's (`shared`,
+    or an author given)."""
+    return label(text) + (f" ({by(author)})" if shared or author else "")
 
 
 def line(text: str) -> str:

@@ -120,10 +120,20 @@ def status(value: str) -> str:
     return chosen
 
 
+MAX_DAYS = 36_500  # a century: a longer span has no date to compare with
+
+
 def days(value: int, option: str = "--stale-days") -> int:
     if value < 0:
         raise InvalidInput(f"{option} must be 0 or more, got {value}")
+    if value > MAX_DAYS:
+        raise InvalidInput(f"{option} must be at most {MAX_DAYS} (a century), got {_short_number(value)}")
     return value
+
+
+def _short_number(value: int) -> str:
+    text = str(value)
+    return text if len(text) <= 12 else f"{text[:4]}… ({len(text)} digits)"
 
 
 def budget(value: int | None) -> int | None:

@@ -5,7 +5,9 @@ counter, and the id of the database that issued it; stamps compare as
 (milliseconds, counter, node), which the fixed widths make the text order
 too. Every stamp issued is later than every stamp this database has seen,
 so a machine whose clock runs ahead wins a conflict only until the others
-have seen its stamps: their next edits are stamped after it.
+have seen its stamps: their next edits are stamped after it. A stamp more
+than MAX_AHEAD_MS ahead of this machine's clock is refused at import, and
+no stamp this clock issues leaves the format.
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from typing import Self
 
 _STAMP = re.compile(r"^(\d{13})\.(\d{5})\.([0-9a-z]{1,32})$")
 _MAX_COUNTER = 99_999
+_MAX_MILLIS = 10**13 - 1  # the format's 13 digits (the year 2286)
+# How far ahead of this machine's clock an imported stamp may be: a
+# teammate's clock a few hours off is taken, a stamp from the far future
+# (which would win every later conflict, and push this clock out of the
+# format) is refused.
+MAX_AHEAD_MS = 24 * 3600 * 1000
 
 
 class Stamp(tuple):
@@ -45,6 +53,12 @@ def parse(text: object) -> Stamp | None:
     return Stamp(int(match.group(1)), int(match.group(2)), match.group(3))
 
 
+def too_far_ahead(stamp: Stamp, now: int | None = None) -> bool:
+    """Whether `stamp` is further ahead of this machine's clock than any
+    honest clock is (MAX_AHEAD_MS)."""
+    return stamp.millis > (now_millis() if now is None else now) + MAX_AHEAD_MS
+
+
 def millis_of(timestamp: str | None) -> int:
     """Milliseconds since the epoch of an ISO timestamp (0 when unreadable)."""
     from ..support.clock import parse_ts
@@ -62,18 +76,20 @@ class Clock:
 
     def __init__(self, node: str, last: Stamp | None = None) -> None:
         self.node = node
-        self.last = last or ZERO
+        # A clock an earlier thatch let a far-future stamp push ahead
+        # restarts from now: the stamps it saw are refused at import.
+        self.last = ZERO if last is None or too_far_ahead(last) else last
 
     def issue(self, physical: int) -> Stamp:
         """A stamp for a change made at `physical` milliseconds, later than
         every stamp seen so far."""
         millis, counter = self.last.millis, self.last[1]
         if physical > millis:
-            stamp = Stamp(physical, 0, self.node)
+            stamp = Stamp(min(physical, _MAX_MILLIS), 0, self.node)
         elif counter < _MAX_COUNTER:
             stamp = Stamp(millis, counter + 1, self.node)
-        else:
-            stamp = Stamp(millis + 1, 0, self.node)
+        else:  # never past the format, whatever was seen: a stamp no thatch could read would reset its clock
+            stamp = Stamp(min(millis + 1, _MAX_MILLIS), 0 if millis < _MAX_MILLIS else _MAX_COUNTER, self.node)
         self.last = stamp
         return stamp
 

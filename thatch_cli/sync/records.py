@@ -33,6 +33,7 @@ FORMAT = {"format": "thatch-memories", "version": 1,
 FORMAT_VERSION = 1
 MAX_RECORD_BYTES = 256 * 1024  # 64 KiB of content, even with every character escaped
 MAX_AUTHOR_CHARS = 200
+FAR_AHEAD = f"its 'hlc' stamp is more than {hlc.MAX_AHEAD_MS // 3_600_000} hours ahead of this machine's clock"
 
 
 def path_of(slug: str) -> str:
@@ -200,6 +201,8 @@ def parse(path: str, data: bytes, now: str) -> Record:
     stamp = hlc.parse(raw.get("hlc"))
     if stamp is None:
         raise jsonl.Invalid("missing or malformed 'hlc' stamp")
+    if hlc.too_far_ahead(stamp):
+        raise jsonl.Invalid(FAR_AHEAD)
     author = check_author(raw.get("author"))
     if raw.get("deleted") is True:
         label = jsonl.text_value(raw, "label", required=True)

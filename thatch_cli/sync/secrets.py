@@ -10,7 +10,7 @@ the generic ones tuned for prose) and, when setting sync.secret_rules names
 one, a further file, such as a newer gitleaks config. Go's regular expressions
 allow a flag group such as `(?i)` in mid-pattern, which Python does not:
 such a flag is turned into a scoped group up to the end of its enclosing
-group. A rule that still does not compile is skipped and counted.
+group. A rule of a further file that still does not compile is skipped.
 """
 
 from __future__ import annotations
@@ -25,12 +25,19 @@ RULES_FILES = (HERE / "gitleaks.toml", HERE / "secret_rules.toml")
 
 
 class Rule:
-    __slots__ = ("allow", "description", "entropy", "group", "id", "keywords", "pattern", "stopwords")
+    __slots__ = ("_pattern", "allow", "description", "entropy", "generic", "group", "id", "keywords", "source",
+                 "stopwords")
 
     def __init__(self, spec: dict, stopwords: tuple[str, ...]) -> None:
         self.id = str(spec.get("id", "rule"))
+        # A rule for any value next to a word (not one token format): it
+        # would find words run together in a squeezed or decoded reading.
+        self.generic = self.id.startswith("generic") or self.id in ("prose-password", "url-password")
         self.description = str(spec.get("description", self.id))
-        self.pattern = re.compile(go_regex(spec["regex"]))
+        # Compiled when its keywords first occur: compiling all ~250 costs a
+        # save that warns about credentials a tenth of a second.
+        self.source = go_regex(spec["regex"])
+        self._pattern: re.Pattern[str] | None = None
         self.keywords = tuple(str(k).lower() for k in spec.get("keywords", ()))
         self.entropy = float(spec.get("entropy", 0) or 0)
         self.group = int(spec.get("secretGroup", 0) or 0)
@@ -38,6 +45,16 @@ class Rule:
         lists = spec.get("allowlists") or ([allow] if allow else [])
         self.stopwords = stopwords + tuple(str(w).lower() for a in lists for w in a.get("stopwords", ()))
         self.allow = tuple(re.compile(go_regex(r)) for a in lists for r in a.get("regexes", ()))
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            import warnings
+
+            with warnings.catch_warnings():  # a Go class such as [[:alpha:]-] is only a FutureWarning here
+                warnings.simplefilter("ignore", FutureWarning)
+                self._pattern = re.compile(self.source)
+        return self._pattern
 
     def secret(self, match: re.Match[str]) -> str:
         if self.group and self.group <= (match.re.groups or 0):
@@ -67,7 +84,7 @@ class Finding:
     @property
     def redacted(self) -> str:
         """The secret's first four characters, never more."""
-        return self.secret[:4] + "…" if len(self.secret) > 4 else "…"
+        return cut(self.secret)
 
     def to_json(self) -> dict:
         return {"rule": self.rule, "description": self.description, "excerpt": self.redacted}
@@ -130,30 +147,84 @@ class Scanner:
     text (gitleaks' rules share many), and only the rules of the keywords
     found run their expressions."""
 
-    def __init__(self, rules: list[Rule], skipped: int = 0) -> None:
-        self.rules, self.skipped = rules, skipped
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
         self._always = [rule for rule in rules if not rule.keywords]
         self._by_keyword: dict[str, list[int]] = {}
         for index, rule in enumerate(rules):
             for keyword in rule.keywords:
                 self._by_keyword.setdefault(keyword, []).append(index)
 
+    @property
+    def skipped(self) -> int:
+        """How many rules do not compile."""
+        return len(self.rules) - len(_readable(self.rules))
+
     def scan(self, text: str) -> list[Finding]:
+        """Every credential in `text`, also as people and agents disguise
+        one: with invisible characters inside, split over adjacent lines,
+        spaced out, or hex- or base64-encoded. Those readings only run the
+        rules of a token format (a generic rule would find words run
+        together), and a secret found more than once counts once."""
+        found: dict[tuple[str, str], Finding] = {}
+        for variant, generic in _readings(text):
+            for finding in self._scan(variant, generic):
+                found.setdefault((finding.rule, finding.secret), finding)
+        return list(found.values())
+
+    def _scan(self, text: str, generic: bool) -> list[Finding]:
         lowered = text.lower()
         picked = sorted({i for keyword, indexes in self._by_keyword.items() if keyword in lowered for i in indexes})
         found: list[Finding] = []
         for rule in [*self._always, *(self.rules[i] for i in picked)]:
-            found += rule.findings(text, lowered)
+            if generic or not rule.generic:
+                found += rule.findings(text, lowered)
         return found
+
+
+_HEX = re.compile(r"(?<![0-9A-Fa-f])((?:[0-9A-Fa-f]{2}){16,})(?![0-9A-Fa-f])")
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])([A-Za-z0-9+/_-]{24,}={0,2})")
+_LINE_BREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
+
+
+def _readings(text: str) -> list[tuple[str, bool]]:
+    """(a reading of `text`, whether generic rules run on it)."""
+    from ..support.textsafe import hidden
+
+    plain = "".join(ch for ch in text if ch in "\n\t" or not hidden(ch))
+    readings = [(plain, True)]
+    if "\n" in plain:
+        readings.append((_LINE_BREAK.sub("", plain), False))
+    squeezed = "".join(plain.split())
+    if squeezed != plain:
+        readings.append((squeezed, False))
+    readings += [(decoded, False) for decoded in _decoded(plain)]
+    return readings
+
+
+def _decoded(text: str) -> list[str]:
+    """The printable text that hex or base64 runs in `text` encode (a
+    digest or a commit hash decodes to bytes that are not)."""
+    import base64
+    import binascii
+
+    out = []
+    for match in _HEX.finditer(text):
+        out.append(bytes.fromhex(match.group(1)))
+    for match in _BASE64.finditer(text):
+        run = match.group(1).rstrip("=")
+        try:
+            out.append(base64.b64decode(run.replace("-", "+").replace("_", "/") + "=" * (-len(run) % 4)))
+        except (binascii.Error, ValueError):
+            continue
+    return [raw.decode("ascii") for raw in out if raw and all(32 <= b < 127 or b in (9, 10) for b in raw)]
 
 
 def load(extra: str | None = None) -> Scanner:
     """gitleaks' and thatch's rules, plus those of the gitleaks-format file `extra`."""
     import tomllib
-    import warnings
 
     rules: list[Rule] = []
-    skipped = 0
     for path in [*RULES_FILES, *([Path(extra).expanduser()] if extra else [])]:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -162,9 +233,77 @@ def load(extra: str | None = None) -> Scanner:
             if "regex" not in spec:  # a rule on file names only (gitleaks' pkcs12-file): a memory has none
                 continue
             try:
-                with warnings.catch_warnings():  # a Go class such as [[:alpha:]-] is only a FutureWarning here
-                    warnings.simplefilter("ignore", FutureWarning)
-                    rules.append(Rule(spec, stopwords))
+                rules.append(Rule(spec, stopwords))
             except (re.error, KeyError, TypeError, ValueError):
-                skipped += 1
-    return Scanner(rules, skipped)
+                continue
+    # A further file may hold a rule Python cannot read: it is left out
+    # (thatch's own files are checked by the tests, and compiled lazily).
+    return Scanner(_readable(rules) if extra else rules)
+
+
+def _readable(rules: list[Rule]) -> list[Rule]:
+    good = []
+    for rule in rules:
+        try:
+            rule.pattern  # noqa: B018 (compiles it)
+        except re.error:
+            continue
+        good.append(rule)
+    return good
+
+
+_LOADED: dict[str | None, Scanner] = {}
+
+
+def cached(extra: str | None = None) -> Scanner:
+    """`load(extra)`, once per process (the MCP server and daemon save many memories)."""
+    scanner = _LOADED.get(extra)
+    if scanner is None:
+        scanner = _LOADED[extra] = load(extra)
+    return scanner
+
+
+def warning(label: str, text: str, extra: str | None = None) -> str | None:
+    """What a save says when its memory looks like it holds a credential:
+    the rule and the secret's first four characters, never more."""
+    findings = cached(extra).scan(label + "\n" + text)
+    if not findings:
+        return None
+    found = ", ".join(f"{f.rule}: {f.redacted}" for f in findings[:3])
+    return (f"this looks like it holds a credential ({found}); it is saved on this machine only: thatch sync"
+            " will not share it (thatch sync --allow LABEL shares it anyway)")
+
+
+def cut(secret: str) -> str:
+    """A secret as it may be shown: its first four characters, never more."""
+    return secret[:4] + "…" if len(secret) > 4 else "…"
+
+
+def redact(text: str, findings: list[Finding]) -> str:
+    """`text` with every secret `findings` name cut to four characters."""
+    for finding in sorted(findings, key=lambda f: -len(f.secret)):
+        text = text.replace(finding.secret, cut(finding.secret))
+    return text
+
+
+_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/@\s]+)@")
+_QUERY_SECRET = re.compile(r"(?i)([?&](?:[a-z_]*(?:token|key|secret|password|passwd|pwd|auth|sig)[a-z_]*)=)([^&#\s]+)")
+
+
+def redact_url(url: str | None) -> str | None:
+    """A remote URL as it may be shown: a password or token in its user
+    part (https://user:TOKEN@host, https://TOKEN@host) or its query cut to
+    four characters; a plain user name such as git@ is kept."""
+    if not url:
+        return url
+
+    def userinfo(match: re.Match[str]) -> str:
+        user, _, password = match.group(2).partition(":")
+        if password:
+            return f"{match.group(1)}{user}:{cut(password)}@"
+        # A user name alone is a token when it is long or mixes letters and digits like one.
+        looks_like_token = len(user) >= 16 or (any(c.isdigit() for c in user) and len(user) > 8)
+        return f"{match.group(1)}{cut(user) if looks_like_token else user}@"
+
+    url = _USERINFO.sub(userinfo, url, count=1)
+    return _QUERY_SECRET.sub(lambda m: m.group(1) + cut(m.group(2)), url)

@@ -4,7 +4,8 @@ writing a new tree and commit (dulwich, into the repository's object store).
 
 Reading refuses a tree over MAX_FILES files or MAX_TREE_BYTES bytes whole,
 and never reads a file over records.MAX_RECORD_BYTES: a hostile remote
-cannot make thatch read more than that.
+cannot make thatch read more than that. A file whose name is not UTF-8 is
+kept in the tree and never read.
 """
 
 from __future__ import annotations
@@ -48,8 +49,11 @@ class Snapshot:
     else by path (kept as it is when thatch writes the next commit)."""
 
     def __init__(self, commit: str | None, memories: dict[str, Entry], others: dict[str, Entry],
-                 misplaced: list[str]) -> None:
+                 misplaced: list[str], undecodable: list[str] | None = None) -> None:
         self.commit, self.memories, self.others, self.misplaced = commit, memories, others, misplaced
+        # Names that are not UTF-8, as shown (bytes escaped): kept in the
+        # tree untouched, never read.
+        self.undecodable = undecodable or []
 
     @classmethod
     def empty(cls) -> Snapshot:
@@ -100,6 +104,10 @@ class Git:
     def has(self, sha: str | None) -> bool:
         return bool(sha) and sha.encode() in self.repo.object_store
 
+    def kind(self, sha: str) -> str:
+        """The type of an object this repository has: commit, tree, blob or tag."""
+        return self.repo.object_store[sha.encode()].type_name.decode()
+
     def set_ref(self, name: bytes, old: str | None, new: str) -> bool:
         return self.repo.refs.set_if_equals(name, old.encode() if old else None, new.encode())
 
@@ -130,6 +138,7 @@ class Git:
         memories: dict[str, Entry] = {}
         others: dict[str, Entry] = {}
         misplaced: list[str] = []
+        undecodable: list[str] = []
         total = 0
         for line in listing.split(b"\0"):
             if not line:
@@ -142,6 +151,12 @@ class Git:
             if len(memories) + len(others) >= MAX_FILES or total > MAX_TREE_BYTES:
                 raise RemoteRefused(f"the memories ref at {commit[:12]} holds over {MAX_FILES} files or"
                                     f" {MAX_TREE_BYTES // 2**20} MiB; nothing was read from it")
+            try:
+                raw_path.decode("utf-8")
+            except UnicodeDecodeError:
+                undecodable.append(raw_path.decode("utf-8", "backslashreplace"))
+                others[path] = entry
+                continue
             slug = records.slug_of(path) if kind == b"blob" else None
             if slug is not None:
                 memories[slug] = entry
@@ -150,7 +165,7 @@ class Git:
                 others[path] = entry
             else:
                 others[path] = entry
-        return Snapshot(commit, memories, others, misplaced)
+        return Snapshot(commit, memories, others, misplaced, undecodable)
 
     def check_format(self, snapshot: Snapshot) -> None:
         """Refuse a ref written in a format newer than this thatch reads."""

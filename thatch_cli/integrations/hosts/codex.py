@@ -50,6 +50,9 @@ def load(path: Path, text: str) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SetupProblem(f"{path} is not valid TOML ({exc}); fix or move it, then run setup again") from None
+    except RecursionError:
+        raise SetupProblem(f"{path} is nested too deeply to be Codex's configuration; fix or move it, then run"
+                           " setup again") from None
 
 
 def _server_runs_thatch(value: Any) -> bool:

@@ -58,6 +58,9 @@ def _parse_json(path: Path, text: str) -> jsonedit.Node:
         return jsonedit.parse(text)
     except jsonedit.Malformed as exc:
         raise SetupProblem(f"{path} is not valid JSON ({exc}); fix or move it, then run setup again") from None
+    except RecursionError:  # thousands of nested brackets: no host config is shaped so
+        raise SetupProblem(f"{path} is nested too deeply to be a host's configuration; fix or move it, then run"
+                           " setup again") from None
 
 
 def _container(path: Path, root: jsonedit.Node, keys: tuple, kind: str) -> jsonedit.Node | None:

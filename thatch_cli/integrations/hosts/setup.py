@@ -107,7 +107,8 @@ def check_links(target: Target, path: Path, env: Mapping[str, str]) -> str | Non
     SetupProblem naming the link when it leads out of the directory setup
     manages: the repository for a project (a cloned repository can plant
     `.mcp.json -> ~/.ssh/config`), the user's home for --global (dotfiles
-    kept in a repository of their own are fine)."""
+    kept in a repository of their own are fine), or into a `.git`
+    directory within it."""
     home = Path(env.get("HOME") or os.path.expanduser("~"))
     managed = target.root if target.scope == "project" else home
     base = Path(os.path.abspath(managed))
@@ -119,7 +120,14 @@ def check_links(target: Target, path: Path, env: Mapping[str, str]) -> str | Non
         link = links[-1]
         raise SetupProblem(f"{link} is a symbolic link to {os.path.realpath(link)}, outside {managed}; setup does not"
                            " follow it (replace the link with a file, or remove it), then run setup again")
-    return os.path.realpath(path)
+    real = os.path.realpath(path)
+    # Git's own files are inside the project but not setup's to write: a
+    # clone can plant `CLAUDE.md -> .git/config` or a link to a hook.
+    if ".git" in Path(os.path.relpath(real, os.path.realpath(managed))).parts:
+        link = links[-1]
+        raise SetupProblem(f"{link} is a symbolic link to {os.path.realpath(link)}, inside git's own files; setup does"
+                           " not follow it (replace the link with a file, or remove it), then run setup again")
+    return real
 
 
 def _inside_lexically(path: Path, base: Path) -> bool:
