@@ -40,7 +40,7 @@ class Model:
     def load(self) -> None:
         started = time.monotonic()
         try:
-            from ..calibration import of as calibration_of
+            from ..calibration.fit import of as calibration_of
             from ..model.embeddings import embedder_from_env
             from ..support.errors import ThatchError
 

@@ -212,10 +212,10 @@ class Context:
         return bool(self.setting("daemon.enabled"))
 
     def engine(self):
-        """Embedding and dense search for this command (model/engine.py): the
+        """Embedding and dense search for this command (ops/engine.py): the
         daemon when enabled, else (or when it cannot serve) this process."""
         if self._engine is None:
-            from ..model.engine import make_engine
+            from .engine import make_engine
 
             self._engine = make_engine(self, self.daemon_enabled())
         return self._engine

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from ..memory.records import Hit
-from ..model.embeddings import model_space
+from ..model.embeddings import model_space, normalise
 
 if TYPE_CHECKING:
     from ..calibration import Calibration
@@ -23,13 +23,6 @@ def to_blob(vector: np.ndarray) -> bytes:
 
 def from_blob(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype="<f4")
-
-
-def normalise(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
 
 
 @dataclass

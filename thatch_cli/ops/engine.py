@@ -1,6 +1,7 @@
 """Where vectors come from for an operation: the warm daemon, or the same
 work done in this process. recall, remember, reindex and import call an
-engine and never care which one they got (Context.engine() picks).
+engine and never care which one they got (Context.engine() picks). It sits
+above the daemon's client and the ranking it shares with the daemon.
 
 Both engines run the same code for the same request (the daemon calls
 ranking.dense.semantic on a cached StoreVectors, this process on a freshly
@@ -106,15 +107,15 @@ class LocalEngine:
         too): the rows of the model's embedding space, each hit scored on the
         calibrated scale (`min_score` too). `meanwhile` is work the caller
         wants done during the search (run first, in-process)."""
-        from ..calibration import of as calibration_of
+        from ..calibration.fit import of as calibration_of
+        from ..model.embeddings import model_space
         from ..ranking.dense import db_loader, semantic, to_blob
         from ..storage.vectors import inventory
-        from .embeddings import model_space
 
         if meanwhile is not None:
             meanwhile()
         embedder = self.ctx.embedder()
-        from . import torch_threads
+        from ..model import torch_threads
 
         with self.ctx.waiting(IN_PROCESS):
             if query is not None:  # one thread, as the daemon embeds a query (model/torch_threads.py)
@@ -161,7 +162,7 @@ class LocalEngine:
 
     def calibration(self):
         """The model's calibration (calibration/); loads the model the first time."""
-        from ..calibration import of as calibration_of
+        from ..calibration.fit import of as calibration_of
 
         embedder = self.ctx.embedder()
         with self.ctx.waiting(MEASURING):
