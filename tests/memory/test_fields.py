@@ -35,6 +35,18 @@ def test_a_memory_is_its_fields():
     assert "embedding" not in repr(memory)
 
 
+# A field kind's Python type, as a type checker reads it from Memory's annotations.
+KIND_TYPES = {"text": "str", "line": "str | None", "name": "str | None", "int": "int | None", "count": "int",
+              "flag": "bool", "blob": "bytes | None"}
+
+
+def test_a_type_checker_sees_every_field_with_its_kinds_type():
+    expected = {f.name: KIND_TYPES.get(f.kind) or ("str" if f.default == "" else "str | None")
+                for f in fields.FIELDS}
+    assert Memory.__annotations__ == expected
+    assert list(Memory.__annotations__) == list(fields.NAMES)
+
+
 def test_storage_reads_rows_by_name_and_the_tables_follow_the_fields(tmp_path):
     db = MemoryDB.open(tmp_path / "t.db")
     assert _columns(db.conn, "entries") == [f.column for f in fields.ENTRIES]

@@ -60,6 +60,26 @@ class Memory:
 
     __slots__ = NAMES
 
+    # The fields' types, for a type checker: one line per Field of
+    # memory/fields.py, its kind's type (tests/memory/test_fields.py keeps them matched).
+    slug: str
+    store: str
+    label: str
+    content: str
+    embedding: bytes | None
+    model: str | None
+    branch: str | None
+    confidence: int | None
+    archived: bool
+    created_at: str
+    updated_at: str
+    recall_count: int
+    last_recalled_at: str | None
+    pinned: bool
+    author: str | None
+    private: bool
+    unreviewed: bool
+
     def __init__(self, **values: object) -> None:
         for f in FIELDS:
             setattr(self, f.name, values.pop(f.name, f.default))
