@@ -102,7 +102,7 @@ class Memory:
             return NotImplemented
         return all(getattr(self, n) == getattr(other, n) for n in NAMES)
 
-    __hash__ = None  # mutable, like the dataclass it replaces
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in FIELDS if f.kind != "blob")
@@ -148,6 +148,11 @@ class Hit(_Frozen):
 
     __slots__ = ("store", "slug", "score", "match", "cosine")
     _fields = __slots__
+    store: str
+    slug: str
+    score: float
+    match: str
+    cosine: float | None
 
     def __init__(self, store: str, slug: str, score: float, match: str, cosine: float | None = None) -> None:
         self._set(store=store, slug=slug, score=score, match=match, cosine=cosine)
@@ -161,6 +166,9 @@ class Hit(_Frozen):
 class StoreSummary(_Frozen):
     __slots__ = ("name", "memories", "last_update")
     _fields = __slots__
+    name: str
+    memories: int
+    last_update: str | None
 
     def __init__(self, name: str, memories: int, last_update: str | None) -> None:
         self._set(name=name, memories=memories, last_update=last_update)
