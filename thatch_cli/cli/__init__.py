@@ -15,7 +15,7 @@ importing Typer.
 
 Command modules (declaration, body and output of each command):
 
-    memories   remember, list, show, forget, stores, reindex
+    memories   remember, list, show, forget, pin, unpin, stores, reindex
     edit       edit, rename
     recall     recall
     search     search (the original thatch's spelling of recall)
