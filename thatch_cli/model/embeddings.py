@@ -277,7 +277,7 @@ def _pool_like_original(model) -> None:
     try:
         from sentence_transformers.sentence_transformer.modules import Pooling
     except ImportError:  # sentence-transformers before 6
-        from sentence_transformers.models import Pooling
+        from sentence_transformers.models import Pooling  # type: ignore[no-redef]
 
     for index, module in enumerate(model):
         if type(module).__name__ == "Pooling":

@@ -110,7 +110,7 @@ class LocalEngine:
         from ..calibration.fit import of as calibration_of
         from ..model.embeddings import model_space
         from ..ranking.dense import db_loader, semantic, to_blob
-        from ..storage.vectors import inventory
+        from ..storage.vectors import inventory as vector_inventory
 
         if meanwhile is not None:
             meanwhile()
@@ -129,7 +129,7 @@ class LocalEngine:
         db = self.ctx.db()
         unranked = 0
         if inventory and stores:
-            unranked = sum(count for model, length, count in inventory(db, list(stores))
+            unranked = sum(count for model, length, count in vector_inventory(db, list(stores))
                            if length != 4 * dim or model_space(model) != space)
         hits = semantic(db_loader(db), list(stores), vector, space, calibration,
                         "query" if query is not None else "passage", branch=branch,

@@ -79,7 +79,7 @@ def top_scores(
     branch: str | None,
     include_archived: bool,
     limit: int,
-    exclude: set[tuple[str, str]] = frozenset(),
+    exclude: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset(),
     min_score: float | None = None,
     any_branch: bool = False,
 ) -> list[tuple[str, str, float]]:
