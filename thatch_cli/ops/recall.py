@@ -22,6 +22,7 @@ socket round trip and rendering.
 
 from __future__ import annotations
 
+from ..memory.filter import Filter
 from ..memory.records import Memory
 from ..ranking import lexical
 from ..ranking.fusion import CANDIDATES, Ranked, alone, fuse
@@ -163,17 +164,17 @@ def peek(
     outcome = RecallOutcome(query=query, stores=stores, branch=branch, mode=mode, floor=floor,
                             all_branches=all_branches)
     depth = max(limit, CANDIDATES) if mode == "hybrid" else limit
+    where = Filter(stores, branch=branch, any_branch=all_branches, archived=include_archived)
     keywords: list = []  # [hits, query weight] once the keyword ranking ran
 
     def keyword_ranking() -> None:
-        keywords[:] = lexical.rank(db, stores, query, branch=branch, include_archived=include_archived,
-                                   limit=depth, weigh=True, any_branch=all_branches)
+        keywords[:] = lexical.rank(db, where, query, limit=depth, weigh=True)
 
     dense = []
     if mode != "lexical":
         try:
             # The keyword ranking runs while the daemon embeds the query.
-            dense = _semantic(ctx, outcome, depth, include_archived, keyword_ranking if mode == "hybrid" else None)
+            dense = _semantic(ctx, outcome, where, depth, keyword_ranking if mode == "hybrid" else None)
         except ModelUnavailable as exc:
             outcome.mode = "lexical"
             outcome.notices.append(f"semantic search unavailable ({exc.message}); showing keyword matches")
@@ -194,17 +195,8 @@ def peek(
     return outcome
 
 
-def _semantic(ctx: Context, outcome: RecallOutcome, depth: int, include_archived: bool, meanwhile):
-    answer = ctx.engine().search(
-        outcome.stores,
-        query=outcome.query,
-        branch=outcome.branch,
-        include_archived=include_archived,
-        limit=depth,
-        any_branch=outcome.all_branches,
-        inventory=True,
-        meanwhile=meanwhile,
-    )
+def _semantic(ctx: Context, outcome: RecallOutcome, where: Filter, depth: int, meanwhile):
+    answer = ctx.engine().search(where, query=outcome.query, limit=depth, inventory=True, meanwhile=meanwhile)
     if answer.unranked:
         unranked = answer.unranked
         outcome.notices.append(
