@@ -26,7 +26,8 @@ def queue_calls(env, session: str, calls: list) -> int:
     returns how many were queued."""
     from ..ops.extraction import SKIPPED_TOOLS, Queue, interaction, own_tool
 
-    drain, items = False, []
+    drain = False
+    items: list[dict] = []
     for call in calls:
         if not isinstance(call, dict) or not isinstance(call.get("tool_name"), str):
             continue
@@ -48,11 +49,12 @@ def _queue(env, batch: bool) -> str:
     session = session_id(payload)
     if session:
         if not batch:
-            calls = [payload]
+            calls: list = [payload]
         elif isinstance(payload.get("tool_calls"), list):
             calls = payload["tool_calls"]
         else:
-            calls = payload.get("tool_results") if isinstance(payload.get("tool_results"), list) else []
+            results = payload.get("tool_results")
+            calls = results if isinstance(results, list) else []
         queue_calls(env, session, calls)
     return ""
 
