@@ -225,7 +225,7 @@ def recall(ctx: Context, query: str, **options) -> RecallOutcome:
     try:
         db.stamp_recalled([r.memory.key for r in outcome.results], ctx.now(), wait=STAMP_WAIT_S)
     except (DatabaseError, sqlite3.OperationalError) as exc:
-        err = exc if isinstance(exc, DatabaseError) else database_error(exc)
+        err = exc if isinstance(exc, DatabaseError) else database_error(exc) or DatabaseError(str(exc))
         if err.details.get("retryable"):
             outcome.notices.append("recall counts not updated: the database is locked by another process")
         elif "read-only" in err.message:

@@ -63,5 +63,5 @@ def reindex(
                 else:
                     outcome.changed_meanwhile += 1
         if progress:
-            progress(start + len(rows), len(todo))
+            progress(start + len(chunk), len(todo))
     return outcome
