@@ -49,7 +49,7 @@ import models  # noqa: E402
 from relevance_floor import developer_notes  # noqa: E402
 
 from thatch_cli.calibration import IDENTITY_CURVE, KINDS, Calibration, sample_version  # noqa: E402
-from thatch_cli.calibration import of as calibration_of  # noqa: E402
+from thatch_cli.calibration.fit import of as calibration_of  # noqa: E402
 from thatch_cli.ops import nudge  # noqa: E402
 from thatch_cli.ops.context import Context  # noqa: E402
 from thatch_cli.ops.recall import peek  # noqa: E402

@@ -27,7 +27,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "ops"), str(ROOT / "bench")]
 import models  # noqa: E402
 from test_duplicate_threshold import PAIRS, SWEEP, pair_scores, quality  # noqa: E402
 
-from thatch_cli.calibration import of as calibration_of  # noqa: E402
+from thatch_cli.calibration.fit import of as calibration_of  # noqa: E402
 from thatch_cli.model.embeddings import model_space  # noqa: E402
 from thatch_cli.support.settings import DUPLICATE_THRESHOLD  # noqa: E402
 

@@ -16,6 +16,7 @@ import pytest
 
 from thatch_cli import calibration
 from thatch_cli.calibration import IDENTITY_CURVE, KINDS, Calibration, Curve
+from thatch_cli.calibration.fit import of
 from thatch_cli.model.embeddings import FakeEmbedder, SentenceTransformerEmbedder
 from thatch_cli.ops import nudge
 from thatch_cli.ops.context import Context
@@ -201,7 +202,7 @@ def test_measuring_a_model_is_a_wait_of_its_own_and_happens_once(monkeypatch, is
     measurement: the wait indicator (a spinner at a terminal, nothing on a
     pipe or with --json) says so; the next command reads the cache."""
     from thatch_cli.calibration import fit as fitting
-    from thatch_cli.model.engine import MEASURING
+    from thatch_cli.ops.engine import MEASURING
 
     measured = []
 
@@ -234,5 +235,5 @@ def test_measuring_a_model_is_a_wait_of_its_own_and_happens_once(monkeypatch, is
 
 
 def test_the_test_embedder_is_its_own_scale():
-    found = calibration.of(FakeEmbedder(16))
+    found = of(FakeEmbedder(16))
     assert found.measured and found.curves["passage"] is IDENTITY_CURVE

@@ -17,6 +17,29 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "thatch_cli"
 MAX_LINES = 400
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+
+# The documented layer order (docs/architecture.md), top first. A module may
+# import its own package and any package of a later layer, never one of its
+# own layer or above, at module level or inside a function. A new module in
+# a listed package needs nothing here; a new package goes in the row where
+# it belongs. "" is the root package: `__version__` and the lazy public API,
+# which imports nothing (its names are resolved by importlib, for library users).
+LAYERS: list[tuple[str, ...]] = [
+    ("gen", "__main__"),
+    ("cli",),
+    ("hot", "mcp"),
+    ("ops",),
+    ("daemon",),
+    ("ranking",),
+    ("calibration",),
+    ("model", "sync"),
+    ("storage",),
+    ("integrations",),
+    ("location",),
+    ("memory",),
+    ("support", ""),
+]
 
 
 def modules() -> dict[str, Path]:
@@ -45,6 +68,57 @@ def _module_level_imports(tree: ast.Module):
             pending += node.body + node.orelse
         elif isinstance(node, ast.Try):
             pending += node.body + node.orelse + node.finalbody + [n for h in node.handlers for n in h.body]
+
+
+def _targets(name: str, path: Path, node: ast.Import | ast.ImportFrom, known: dict[str, Path]) -> set[str]:
+    """The modules of the package that an import statement loads (a name
+    imported from a package counts as its submodule when it is one)."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names if alias.name in known}
+    base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    if node.level:
+        base = base[: len(base) - (node.level - 1)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    found = {f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in known}
+    if len(found) < len(node.names) and target in known:
+        found.add(target)
+    return found
+
+
+def full_import_graph() -> dict[str, set[str]]:
+    """Every import of the package's own modules, wherever it is written:
+    module level, inside functions and under `if TYPE_CHECKING:`."""
+    known = modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in known.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                deps |= _targets(name, path, node, known)
+        graph[name] = deps - {name}
+    return graph
+
+
+def layer_of(module: str) -> tuple[int, str]:
+    """(row in LAYERS, package) of a module of thatch_cli."""
+    package = module.split(".")[1] if "." in module else ""
+    for row, packages in enumerate(LAYERS):
+        if package in packages:
+            return row, package
+    raise AssertionError(f"package {package!r} of {module} is not in LAYERS (tests/test_layout.py)")
+
+
+def imports_against_the_order(graph: dict[str, set[str]]) -> list[str]:
+    wrong = []
+    for module, deps in sorted(graph.items()):
+        row, package = layer_of(module)
+        for dep in sorted(deps):
+            dep_row, dep_package = layer_of(dep)
+            if dep_package != package and dep_row <= row:
+                wrong.append(f"{module} -> {dep}")
+    return wrong
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -106,6 +180,33 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_module_level_import_cycles():
     assert cycles(import_graph()) == []
+
+
+def test_no_import_cycles_counting_imports_inside_functions():
+    assert cycles(full_import_graph()) == []
+
+
+def test_every_import_follows_the_documented_layer_order():
+    assert imports_against_the_order(full_import_graph()) == []
+
+
+def test_the_order_check_can_fail():
+    graph = {"thatch_cli.storage.memories": {"thatch_cli.ops.context", "thatch_cli.storage.schema"},
+             "thatch_cli.hot.prompt": {"thatch_cli.mcp.server", "thatch_cli"}}
+    assert imports_against_the_order(graph) == ["thatch_cli.hot.prompt -> thatch_cli.mcp.server",
+                                                "thatch_cli.storage.memories -> thatch_cli.ops.context"]
+
+
+def test_every_package_has_a_layer_and_the_architecture_page_lists_the_order():
+    """docs/architecture.md names the layers, top first, in the paragraph
+    that starts "Dependencies point down"; each package is in exactly one."""
+    packages = {name.split(".")[1] for name, path in modules().items() if name.count(".") == 1}
+    listed = [package for row in LAYERS for package in row if package]
+    assert sorted(listed) == sorted(packages) and len(set(listed)) == len(listed)
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    paragraph = text[text.index("Dependencies point down"):].split("\n\n")[0]
+    named = [n.rstrip("/") for n in re.findall(r"`([a-z_]+/?)`", paragraph) if n.rstrip("/") in packages]
+    assert list(dict.fromkeys(named)) == listed
 
 
 def test_the_cycle_check_can_fail():

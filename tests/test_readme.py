@@ -31,9 +31,16 @@ def test_ci_runs_the_readme_test_command():
 
 
 def test_ci_lints_after_the_tests():
-    """ruff and vulture run in CI, configured in pyproject.toml."""
+    """ruff, mypy and vulture run in CI, configured in pyproject.toml, each
+    pinned or bounded in the lint extra."""
+    import tomllib
+
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "ruff check thatch_cli tests bench && vulture" in ci
+    assert "ruff check thatch_cli tests bench && mypy && vulture" in ci
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert pyproject["tool"]["mypy"]["files"] == ["thatch_cli"]
+    assert {spec.split("=")[0].split(">")[0] for spec in pyproject["project"]["optional-dependencies"]["lint"]} == {
+        "ruff", "vulture", "mypy"}
 
 
 def test_versions_agree():

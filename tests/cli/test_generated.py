@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from thatch_cli.cli.fastpath import load_spec
 from thatch_cli.gen import __main__ as gen_main
 from thatch_cli.gen import cli_model, completions, man, spec, tree
 
@@ -50,7 +51,7 @@ def test_installed_scripts_are_the_repository_scripts():
     from thatch_cli.integrations import completion as completion_install
 
     for shell, name in completions.FILES.items():
-        assert completion_install.script(shell) == (completions.REPO_DIR / name).read_text()
+        assert completion_install.script(shell, load_spec()) == (completions.REPO_DIR / name).read_text()
 
 
 def test_a_changed_cli_makes_the_files_stale(monkeypatch):

@@ -19,6 +19,7 @@ import pytest
 
 from thatch_cli import __version__
 from thatch_cli.daemon import protocol, runtime
+from thatch_cli.memory.filter import Filter
 
 from helpers import daemon_pids, run_probed, stop_all, wait_until
 
@@ -297,9 +298,8 @@ def test_concurrent_clients_get_correct_answers(daemon_env):
         try:
             for round_ in range(15):
                 query = queries[(index + round_) % len(queries)]
-                reply, _ = client.call("search", db=db_path, stores=stores, query=query, passage=None, branch=None,
-                                       include_archived=False, limit=10, exclude=[], min_score=None,
-                                       any_branch=False, wait=True)
+                reply, _ = client.call("search", db=db_path, filter=Filter(stores).to_json(), query=query,
+                                       passage=None, limit=10, min_score=None, wait=True)
                 got = [(s, slug, round(score, 4)) for s, slug, score, _cosine in reply["hits"]]  # JSON shows 4 digits
                 if got != expected[query]:
                     failures.append((query, got, expected[query]))
@@ -523,7 +523,8 @@ def test_patched_matrix_equals_a_reloaded_one():
     assert (patched.archived == fresh.archived).all()
     for branch in (None, "feat/a", "feat/b", "feat/c", "nope"):
         for archived in (False, True):
-            assert (patched.mask(branch, archived) == fresh.mask(branch, archived)).all()
+            where = Filter(["s"], branch=branch, archived=archived)
+            assert (patched.mask(where) == fresh.mask(where)).all()
 
 
 def test_saves_patch_the_cache_and_recall_stays_exact(daemon_env):
@@ -616,9 +617,8 @@ def test_the_daemon_never_creates_or_migrates_a_file_it_is_named(daemon_env, tmp
     client = Client(daemon_env, autostart=False)
 
     def search(db: Path | str) -> dict:
-        return client.call("search", db=str(db), stores=["acme/widget"], query="publish", passage=None, branch=None,
-                           include_archived=False, limit=5, exclude=[], min_score=None, any_branch=False,
-                           wait=True)[0]
+        return client.call("search", db=str(db), filter=Filter(["acme/widget"]).to_json(), query="publish",
+                           passage=None, limit=5, min_score=None, wait=True)[0]
 
     try:
         for path in (missing, foreign):

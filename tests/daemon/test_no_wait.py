@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from thatch_cli.daemon import handlers, protocol
+from thatch_cli.memory.filter import Filter
 from thatch_cli.ops.context import Context
 from thatch_cli.ops.recall import peek
 from thatch_cli.ops.remember import remember
@@ -56,9 +57,8 @@ class _Loading:
 
 
 def test_the_daemon_answers_model_loading_instead_of_waiting():
-    request = {"db": "/nowhere", "stores": ["s"], "query": "q", "passage": None, "branch": None,
-               "include_archived": False, "limit": 5, "exclude": [], "min_score": None, "any_branch": False,
-               "wait": False}
+    request = {"db": "/nowhere", "filter": Filter(["s"]).to_json(), "query": "q", "passage": None, "limit": 5,
+               "min_score": None, "wait": False}
     with pytest.raises(protocol.ErrorReply) as caught:
         handlers.search(_Loading, request, b"")
     assert caught.value.code == protocol.MODEL_LOADING

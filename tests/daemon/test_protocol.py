@@ -16,7 +16,7 @@ from thatch_cli.daemon import protocol
 # (older clients and daemons then replace each other instead of misreading).
 # 3 was never released on its own: two changes (the dropped lowest cosine, the
 # search's `wait`) met in 4.
-FINGERPRINTS = {2: "8caa4b73aa36167c", 3: "b07563456788f6b9", 4: "0dcdaf5e3cf9d16e", 5: "7a4ef8974b9dafe5"}
+FINGERPRINTS = {2: "8caa4b73aa36167c", 3: "b07563456788f6b9", 4: "0dcdaf5e3cf9d16e", 5: "7a4ef8974b9dafe5", 6: "92e03ab4ab1cebb1"}
 
 
 def test_a_shape_change_needs_a_version_bump():
@@ -26,7 +26,7 @@ def test_a_shape_change_needs_a_version_bump():
 
 def test_the_fingerprint_sees_a_renamed_field(monkeypatch):
     search = protocol.SHAPES["search"]
-    renamed = {("stores_list" if k == "stores" else k): v for k, v in search.request_fields.items()}
+    renamed = {("filters" if k == "filter" else k): v for k, v in search.request_fields.items()}
     monkeypatch.setitem(protocol.SHAPES, "search", protocol.Shape("search", renamed, search.reply_fields))
     assert protocol.fingerprint() != FINGERPRINTS[protocol.PROTOCOL_VERSION]
 
@@ -42,8 +42,7 @@ def test_requests_are_built_and_read_by_their_shape():
         protocol.SHAPES["embed"].request(identity, texts=["a"])
     with pytest.raises(protocol.BadMessage, match="'limit' has type bool"):
         protocol.SHAPES["search"].read_request({**dict.fromkeys(protocol.SHAPES["search"].request_fields),
-                                                "db": "x", "stores": [], "include_archived": False, "limit": True,
-                                                "exclude": [], "any_branch": False})
+                                                "db": "x", "filter": {}, "limit": True, "wait": False})
 
 
 def _pair():

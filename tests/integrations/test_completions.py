@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from thatch_cli.cli.fastpath import load_spec
 from thatch_cli.gen import completions as gen
 from thatch_cli.integrations import completion as completion_install
 from thatch_cli.integrations.completion_scripts import render_all, tree
@@ -460,7 +461,7 @@ def test_install_detects_the_shell_or_says_so(cli, monkeypatch):
 def test_show_prints_the_script(cli):
     for shell in ("bash", "zsh", "fish"):
         result = cli("completion", "show", shell)
-        assert result.exit_code == 0 and result.stdout == completion_install.script(shell)
+        assert result.exit_code == 0 and result.stdout == completion_install.script(shell, load_spec())
     assert run_json(cli, "completion", "show", "fish")[1] == {"shell": "fish",
                                                                  "script": SCRIPTS["fish"].read_text()}
     assert cli("completion", "show", "csh").exit_code == 2

@@ -35,6 +35,18 @@ def test_a_memory_is_its_fields():
     assert "embedding" not in repr(memory)
 
 
+# A field kind's Python type, as a type checker reads it from Memory's annotations.
+KIND_TYPES = {"text": "str", "line": "str | None", "name": "str | None", "int": "int | None", "count": "int",
+              "flag": "bool", "blob": "bytes | None"}
+
+
+def test_a_type_checker_sees_every_field_with_its_kinds_type():
+    expected = {f.name: KIND_TYPES.get(f.kind) or ("str" if f.default == "" else "str | None")
+                for f in fields.FIELDS}
+    assert Memory.__annotations__ == expected
+    assert list(Memory.__annotations__) == list(fields.NAMES)
+
+
 def test_storage_reads_rows_by_name_and_the_tables_follow_the_fields(tmp_path):
     db = MemoryDB.open(tmp_path / "t.db")
     assert _columns(db.conn, "entries") == [f.column for f in fields.ENTRIES]
@@ -170,3 +182,47 @@ def test_a_field_declared_once_reaches_every_layer(tmp_path, isolated_env):
     assert json.loads(_thatch(None, env, "show", "Old note", "--json").stdout)["memory"]["content"] == "rewritten"
     _thatch(None, env, "remember", "Old note", "again", "--overwrite")
     assert json.loads(_thatch(src, env, "show", "Old note", "--json").stdout)["memory"]["mood"] == "calm"
+
+
+URGENT = '    Field("urgent", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, versioned=True, original=False),\n'
+
+
+def test_a_new_synced_field_re_sends_nothing_that_did_not_change(tmp_path, isolated_env):
+    """thatch sync's record digests cover the synced fields: after declaring
+    two more (a text and a flag), the next sync sends no memory whose values
+    did not change, and one that did change still travels."""
+    from helpers import git
+
+    bare, clone = tmp_path / "team.git", tmp_path / "clone"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    (clone / "README").write_text("hello\n")
+    git(clone, "add", "README")
+    git(clone, "commit", "-qm", "init")
+    git(clone, "push", "-q", "origin", "HEAD:main")
+    env = {**os.environ, "THATCH_MODEL": "fake:16", "HOME": str(tmp_path / "home")}
+
+    def thatch(src: Path | None, *args: str) -> dict:
+        paths = [str(src)] if src else []
+        run_env = {**env, "PYTHONPATH": os.pathsep.join(paths + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+        done = subprocess.run([sys.executable, "-m", "thatch_cli", *args, "--json"], env=run_env,
+                              capture_output=True, text=True, timeout=120, cwd=clone)
+        assert done.returncode == 0, (args, done.stderr)
+        return json.loads(done.stdout)
+
+    thatch(None, "sync", "init", "--yes")
+    for n in range(3):
+        thatch(None, "remember", f"Note {n}", f"body {n}")
+    assert thatch(None, "sync")["pushed"]["created"] == 3
+    tip = git(clone, "ls-remote", str(bare), "refs/thatch/memories")
+
+    src = _package_with_a_new_field(tmp_path)
+    path = src / Path(fields.__file__).resolve().relative_to(ROOT)
+    text = path.read_text()
+    anchor = text.index("\n)\n", text.index("FIELDS: tuple"))
+    path.write_text(text[:anchor + 1] + URGENT + text[anchor + 1:])
+
+    assert thatch(src, "sync")["pushed"] == {"created": 0, "updated": 0, "deleted": 0}
+    assert git(clone, "ls-remote", str(bare), "refs/thatch/memories") == tip
+    thatch(src, "remember", "Note 1", "body 1, revised", "--overwrite")
+    assert thatch(src, "sync")["pushed"] == {"created": 0, "updated": 1, "deleted": 0}

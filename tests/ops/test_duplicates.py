@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from thatch_cli.cli import fastpath
+from thatch_cli.memory.filter import Filter
 from thatch_cli.memory.records import Memory
 from thatch_cli.model.embeddings import FakeEmbedder
 from thatch_cli.ops import dedup as lifecycle
@@ -369,8 +370,8 @@ def test_the_daemon_embeds_a_passage_search_as_a_passage(isolated_env, tmp_path)
     server.model = Model()
     try:
         reply, vector = server.dispatch(protocol.SHAPES["search"].request(
-            server.identity(), db=isolated_env["THATCH_DB"], stores=[STORE], query=None, passage="deploy steps",
-            branch=None, include_archived=False, limit=3, exclude=[], min_score=None, any_branch=True, wait=True), b"")
+            server.identity(), db=isolated_env["THATCH_DB"], filter=Filter([STORE], any_branch=True).to_json(),
+            query=None, passage="deploy steps", limit=3, min_score=None, wait=True), b"")
     finally:
         server.cache.close()
     assert embedder.calls == ["passages"]

@@ -14,11 +14,13 @@ from thatch_cli.storage.memories import MemoryDB
 from helpers import BrokenEmbedder
 
 
-def lexical_hits(db, stores, query, **options):
+def lexical_hits(db, stores, query, *, branch, include_archived, limit):
     """The keyword ranking alone (ranking/lexical.py)."""
+    from thatch_cli.memory.filter import Filter
     from thatch_cli.ranking import lexical
 
-    return lexical.rank(db, stores, query, weigh=False, **options)[0]
+    return lexical.rank(db, Filter(stores, branch=branch, archived=include_archived), query, limit=limit,
+                        weigh=False)[0]
 
 
 def run_json(cli, *args, **kwargs):

@@ -52,11 +52,13 @@ CREATE TABLE entries (
 VECTOR = bytes(range(16)) * 96  # 1536 bytes = 384 float32
 
 
-def lexical_hits(db, stores, query, **options):
+def lexical_hits(db, stores, query, *, branch, include_archived, limit):
     """The keyword ranking alone (ranking/lexical.py)."""
+    from thatch_cli.memory.filter import Filter
     from thatch_cli.ranking import lexical
 
-    return lexical.rank(db, stores, query, weigh=False, **options)[0]
+    return lexical.rank(db, Filter(stores, branch=branch, archived=include_archived), query, limit=limit,
+                        weigh=False)[0]
 
 
 def _seed(path, schema):

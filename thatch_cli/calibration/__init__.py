@@ -195,12 +195,3 @@ def state(env: Mapping[str, str]) -> dict:
         "curves": {kind: found.curves[kind].points() for kind in KINDS} if found else None,
     }
 
-
-def of(embedder: Any) -> Calibration:
-    """The calibration of an embedder: its own (measured once per model and
-    cached, see fit.py) or, for one that cannot be measured, the identity
-    (the test embedder's, which lookup gives as measured)."""
-    calibrate = getattr(embedder, "calibration", None)
-    if calibrate is not None:
-        return calibrate()
-    return lookup({}, embedder.name) or Calibration.identity(embedder.name)

@@ -25,8 +25,9 @@ from __future__ import annotations
 import hashlib
 import json
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
-from . import HERE, KINDS, Calibration, Curve, reference
+from . import HERE, IDENTITY_CURVE, KINDS, Calibration, Curve, lookup, reference, remember, sample_version
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,7 +65,7 @@ def pair_scores(embedder: Any) -> dict[str, tuple["np.ndarray", "np.ndarray"]]:
     queries against notes ("query"), notes against partners ("passage")."""
     import numpy as np
 
-    from ..ranking.dense import normalise
+    from ..model.embeddings import normalise
     from ..support.slugs import passage_text
 
     items = sample_items()
@@ -139,3 +140,30 @@ def reference_document(embedder: Any) -> dict:
     measured = measure(embedder)
     return {"model": embedder.name.split("@")[0], "identity": embedder.name, "sample": sample_hash(),
             "scheme": SCHEME, **{kind: [round(v, 6) for v in values] for kind, values in measured.items()}}
+
+
+# Each embedder's calibration, once found: a model is looked up or measured once per embedder.
+_FOUND: WeakKeyDictionary[Any, Calibration] = WeakKeyDictionary()
+
+
+def of(embedder: Any) -> Calibration:
+    """The calibration of an embedder: one that brings its own
+    (`calibration()`) gives it; the test embedder (`on_scale`) is already on
+    the scale; a model with an `env` is measured once per model and machine
+    (cached there by identity); any other is the identity mapping."""
+    own = getattr(embedder, "calibration", None)
+    if own is not None:
+        return own()
+    if getattr(embedder, "on_scale", False):
+        return Calibration(embedder.name, dict.fromkeys(KINDS, IDENTITY_CURVE), sample=sample_version())
+    env = getattr(embedder, "env", None)
+    if env is None:
+        return lookup({}, embedder.name) or Calibration.identity(embedder.name)
+    found = _FOUND.get(embedder)
+    if found is None:
+        found = lookup(env, embedder.name)
+        if found is None:
+            found = fit(embedder)
+            remember(env, found)
+        _FOUND[embedder] = found
+    return found

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 from ..integrations.shell import SETUP, SHELLS
 from ..ops.context import Context
@@ -64,7 +64,7 @@ def completion_install(
     from ..integrations import completion
     from ..integrations.shell import check_shell, detect_shell
 
-    outcome = completion.install(check_shell(shell) if shell else detect_shell(ctx.env), ctx.env)
+    outcome = completion.install(check_shell(shell) if shell else detect_shell(ctx.env), ctx.env, _definitions())
     if out.json_mode:
         out.json(outcome.to_json())
         return
@@ -89,8 +89,19 @@ def completion_show(
     from ..integrations.shell import check_shell, detect_shell
 
     name = check_shell(shell) if shell else detect_shell(ctx.env)
-    script = completion.script(name)
+    script = completion.script(name, _definitions())
     if out.json_mode:
         out.json({"shell": name, "script": script})
         return
     out.stdout.write(script)
+
+
+def _definitions() -> dict[str, Any]:
+    """The generated command-line definitions the completion scripts are rendered from."""
+    from ..support.errors import ThatchError
+    from .fastpath import load_spec
+
+    try:
+        return load_spec()
+    except ImportError as exc:
+        raise ThatchError(f"CLI definitions missing from the installation: {exc}") from exc

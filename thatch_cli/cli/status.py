@@ -3,9 +3,14 @@ are in use here (ops/status.py)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..ops.context import Context
 from .declare import Json, command
 from .output import Output
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 STATUS_JSON = ("database (path, exists, bytes, schema, memories, stores, rules: predictions, behaviors), model (name, source, from, identity, kind,"
                " vectors: this_model, other_models, none), calibration (model, source, calibrated,"
@@ -55,7 +60,9 @@ def _duration(seconds: float | None) -> str:
 def _print(out: Output, found: dict) -> None:
     from .render import items, paint, plural
 
-    def field(label: str, parts: list[tuple[str, str | None]]) -> None:
+    Parts = list[tuple[str, str | None]]  # (text, style)
+
+    def field(label: str, parts: Sequence[tuple[str, str | None]]) -> None:
         indent = 13
         lines = items(out, parts, room=out.width - indent) if out.rich else [" · ".join(p for p, _ in parts)]
         for number, line in enumerate(lines):
@@ -66,7 +73,7 @@ def _print(out: Output, found: dict) -> None:
     if not db["exists"]:
         field("database", [(db["path"], None), ("not created yet (the first remember makes it)", "warn")])
     else:
-        parts = [(db["path"], None), (f"schema {db['schema']}" if db["schema"] else "the original's format", None),
+        parts: Parts = [(db["path"], None), (f"schema {db['schema']}" if db["schema"] else "the original's format", None),
                  (_size(db["bytes"]), None)]
         if db["memories"] is not None:
             parts.append((f"{plural(db['memories'], 'memory', 'memories')} in {plural(db['stores'], 'store', 'stores')}",

@@ -13,6 +13,6 @@ requests over a Unix socket in a private runtime directory.
     memory    handing freed memory back to the system after big batches
     log       the daemon's log lines
 
-What commands call is model/engine.py, one level up: the daemon, or the same
+What commands call is ops/engine.py, above it: the daemon, or the same
 work in-process.
 """

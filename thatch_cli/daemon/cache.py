@@ -66,7 +66,7 @@ class StoreCache:
             self._dbs[real] = (ident, db, lock)
             return real, db, lock
 
-    def entry(self, path: str, store: str, space: str, dim: int) -> Entry:
+    def entry(self, path: str, store: str, space: str | None, dim: int) -> Entry:
         from ..model.embeddings import model_space
         from ..ranking.dense import load_store_vectors
         from ..storage.vectors import inventory

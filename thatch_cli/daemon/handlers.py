@@ -72,8 +72,9 @@ def shutdown(server: Server, request: dict, payload: bytes) -> Reply:
 
 def info(server: Server, request: dict, payload: bytes) -> Reply:
     server.model.get()
-    return {"model": server.model.name, "dim": server.model.dim,
-            "calibration": server.model.calibration.to_json()}, b""
+    calibration = server.model.calibration
+    assert calibration is not None  # get() returns once the model and its calibration are loaded
+    return {"model": server.model.name, "dim": server.model.dim, "calibration": calibration.to_json()}, b""
 
 
 def embed(server: Server, request: dict, payload: bytes) -> Reply:
@@ -90,12 +91,14 @@ def embed(server: Server, request: dict, payload: bytes) -> Reply:
 
 
 def search(server: Server, request: dict, payload: bytes) -> Reply:
+    from ..memory.filter import Filter
     from ..model.embeddings import model_space
     from ..ranking.dense import semantic, to_blob
 
-    stores = request["stores"]
-    if not all(isinstance(s, str) for s in stores):
-        raise ErrorReply("bad_request", "stores must be a list of strings")
+    try:
+        where = Filter.from_json(request["filter"])
+    except ValueError as exc:
+        raise ErrorReply("bad_request", str(exc)) from None
     if not request["wait"] and not server.model.ready.is_set():
         raise ErrorReply(MODEL_LOADING, "the embedding model is still loading")
     returned = b""
@@ -109,17 +112,12 @@ def search(server: Server, request: dict, payload: bytes) -> Reply:
     dim = int(vector.shape[-1])
     entries = {}
 
-    def loader(store: str, space: str, dim: int):
+    def loader(store: str, space: str | None, dim: int):
         entries[store] = server.cache.entry(request["db"], store, space, dim)
         return entries[store].vectors
 
-    try:
-        exclude = {(str(s), str(slug)) for s, slug in request["exclude"]}
-    except (TypeError, ValueError):
-        raise ErrorReply("bad_request", "exclude must be a list of [store, slug] pairs") from None
-    hits = semantic(loader, stores, vector, model_space(server.model.name), server.model.calibration, kind,
-                    branch=request["branch"], include_archived=request["include_archived"], limit=request["limit"],
-                    exclude=exclude, min_score=request["min_score"], any_branch=request["any_branch"])
+    hits = semantic(loader, where, vector, model_space(server.model.name), server.model.calibration, kind,
+                    limit=request["limit"], min_score=request["min_score"])
     return {"model": server.model.name, "dim": dim, "unranked": sum(e.unranked for e in entries.values()),
             "hits": [[h.store, h.slug, h.score, h.cosine] for h in hits]}, returned
 

@@ -6,12 +6,16 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from ..model import torch_threads
 from . import runtime
 from .log import log
 from .protocol import MODEL_UNAVAILABLE, ErrorReply
+
+if TYPE_CHECKING:
+    from ..calibration import Calibration
+    from ..model.embeddings import Embedder
 
 
 class Model:
@@ -27,8 +31,8 @@ class Model:
         self.rundir = rundir
         self.name = runtime.expected_model(env)
         self.ready = threading.Event()
-        self.embedder = None
-        self.calibration = None  # calibration.Calibration, once loaded
+        self.embedder: Embedder | None = None
+        self.calibration: Calibration | None = None  # once loaded
         self.dim = 0
         self.error: str | None = None
         self.load_seconds: float | None = None
@@ -40,7 +44,7 @@ class Model:
     def load(self) -> None:
         started = time.monotonic()
         try:
-            from ..calibration import of as calibration_of
+            from ..calibration.fit import of as calibration_of
             from ..model.embeddings import embedder_from_env
             from ..support.errors import ThatchError
 

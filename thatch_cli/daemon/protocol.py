@@ -29,7 +29,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook would pay ~2.
 if TYPE_CHECKING:
     from typing import Any
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 
 # Checked against the declared sizes before anything is read: a frame that
 # claims more is refused without allocating for it. A request's header holds
@@ -126,10 +126,10 @@ SHAPES: dict[str, Shape] = {shape.op: shape for shape in (
     # Exactly one of query / passage; a passage's vector comes back as the payload.
     # hits: [store, slug, calibrated score, raw cosine]; min_score is on the calibrated scale.
     # wait=False: answer "model_loading" at once instead of waiting for the model.
+    # filter: memory.filter.Filter.to_json, which memories the search keeps.
     Shape("search", {
-        "db": TEXT, "stores": LIST, "query": OPT_TEXT, "passage": OPT_TEXT, "branch": OPT_TEXT,
-        "include_archived": FLAG, "limit": COUNT, "exclude": LIST, "min_score": OPT_NUMBER, "any_branch": FLAG,
-        "wait": FLAG,
+        "db": TEXT, "filter": (dict,), "query": OPT_TEXT, "passage": OPT_TEXT, "limit": COUNT,
+        "min_score": OPT_NUMBER, "wait": FLAG,
     }, {"model": TEXT, "dim": COUNT, "unranked": COUNT, "hits": LIST}),
     # Payload of the request: the saved memory's vector (or nothing).
     Shape("saved", {

@@ -3,7 +3,7 @@
     python -m thatch_cli.gen          # regenerate everything
 
     cli_model    the Typer app read as plain data, refusing what the fast path cannot follow
-    spec         thatch_cli/cli/spec.json, which the fast path parses against
+    spec         thatch_cli/cli/spec.py, which the fast path parses against
     completions  completions/: the bash, zsh and fish scripts
     man          man/thatch.1
     tree         docs/architecture.md's tree, from the package docstrings

@@ -27,7 +27,9 @@ def queue_calls(env, session: str, calls: list, cwd: str | None = None) -> int:
     returns how many were queued."""
     from ..ops.extraction import SKIPPED_TOOLS, Queue, interaction, own_tool, touched_file
 
-    drain, items, files = False, [], []
+    drain = False
+    items: list[dict] = []
+    files: list[dict] = []
     for call in calls:
         if not isinstance(call, dict) or not isinstance(call.get("tool_name"), str):
             continue
@@ -52,11 +54,12 @@ def _queue(env, batch: bool) -> str:
     session = session_id(payload)
     if session:
         if not batch:
-            calls = [payload]
+            calls: list = [payload]
         elif isinstance(payload.get("tool_calls"), list):
             calls = payload["tool_calls"]
         else:
-            calls = payload.get("tool_results") if isinstance(payload.get("tool_results"), list) else []
+            results = payload.get("tool_results")
+            calls = results if isinstance(results, list) else []
         roots = payload.get("workspace_roots")
         cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else (
             roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None)

@@ -95,7 +95,7 @@ def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | 
     if prev_store == name:
         # Another branch of the same store: worth a line only when it has memories.
         count = counts.get(place.branch, 0) if place.branch else 0
-        return state, switch_line(place.store, place.branch, count) if count else None, entered
+        return state, switch_line(place.store, place.branch, count) if count and place.branch else None, entered
     return state, summary_line(place.store, place.branch, counts, scope.orphaned_count(place, counts)), warm
 
 

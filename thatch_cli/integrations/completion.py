@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from ..support.errors import ThatchError
 from ..support.files import make_dirs, replace_atomically
@@ -28,15 +28,11 @@ class Installed:
         return {"shell": self.shell, "path": str(self.path), "status": self.status, "notes": self.notes}
 
 
-def script(shell: str) -> str:
-    """The completion script for `shell`, from the installed CLI spec."""
-    from ..cli.fastpath import load_spec
+def script(shell: str, definitions: dict[str, Any]) -> str:
+    """The completion script for `shell`, from the command line's definitions
+    (the generated spec, which the command line hands down)."""
     from .completion_scripts import RENDERERS, tree
 
-    try:
-        definitions = load_spec()
-    except ImportError as exc:
-        raise ThatchError(f"CLI definitions missing from the installation: {exc}") from exc
     return RENDERERS[check_shell(shell)](tree(definitions))
 
 
@@ -114,10 +110,10 @@ def _notes(shell: str, path: Path, env: Mapping[str, str]) -> list[str]:
     return ["fish loads it in new shells."]
 
 
-def install(shell: str, env: Mapping[str, str]) -> Installed:
+def install(shell: str, env: Mapping[str, str], definitions: dict[str, Any]) -> Installed:
     """Write the script for `shell` where it looks; a no-op when already current."""
     shell = check_shell(shell)
-    text = script(shell)
+    text = script(shell, definitions)
     path = target(shell, env)
     try:
         current = path.read_text(encoding="utf-8") if path.is_file() else None

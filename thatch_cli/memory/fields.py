@@ -137,9 +137,9 @@ DERIVED_JSON = ("has_vector",)
 
 def brief_keys() -> str:
     """The brief shape's keys, for help texts and the man page."""
-    return ", ".join(f.json for f in BRIEF)
+    return ", ".join(f.json or "" for f in BRIEF)
 
 
 def full_keys() -> str:
     """What the full shape adds to the brief one."""
-    return ", ".join([f.json for f in JSON if not f.brief] + list(DERIVED_JSON))
+    return ", ".join([f.json or "" for f in JSON if not f.brief] + list(DERIVED_JSON))

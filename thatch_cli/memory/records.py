@@ -31,7 +31,7 @@ class _Record:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
+        return self._values() == other._values()
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._shown or self._fields)
@@ -60,6 +60,26 @@ class Memory:
 
     __slots__ = NAMES
 
+    # The fields' types, for a type checker: one line per Field of
+    # memory/fields.py, its kind's type (tests/memory/test_fields.py keeps them matched).
+    slug: str
+    store: str
+    label: str
+    content: str
+    embedding: bytes | None
+    model: str | None
+    branch: str | None
+    confidence: int | None
+    archived: bool
+    created_at: str
+    updated_at: str
+    recall_count: int
+    last_recalled_at: str | None
+    pinned: bool
+    author: str | None
+    private: bool
+    unreviewed: bool
+
     def __init__(self, **values: object) -> None:
         for f in FIELDS:
             setattr(self, f.name, values.pop(f.name, f.default))
@@ -82,7 +102,7 @@ class Memory:
             return NotImplemented
         return all(getattr(self, n) == getattr(other, n) for n in NAMES)
 
-    __hash__ = None  # mutable, like the dataclass it replaces
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in FIELDS if f.kind != "blob")
@@ -130,6 +150,11 @@ class Hit(_Frozen):
 
     __slots__ = ("store", "slug", "score", "match", "cosine")
     _fields = __slots__
+    store: str
+    slug: str
+    score: float
+    match: str
+    cosine: float | None
 
     def __init__(self, store: str, slug: str, score: float, match: str, cosine: float | None = None) -> None:
         self._set(store=store, slug=slug, score=score, match=match, cosine=cosine)
@@ -143,6 +168,9 @@ class Hit(_Frozen):
 class StoreSummary(_Frozen):
     __slots__ = ("name", "memories", "last_update")
     _fields = __slots__
+    name: str
+    memories: int
+    last_update: str | None
 
     def __init__(self, name: str, memories: int, last_update: str | None) -> None:
         self._set(name=name, memories=memories, last_update=last_update)

@@ -162,12 +162,16 @@ class SentenceTransformerEmbedder:
         self._source = str(path.resolve()) if path.is_dir() else model
         self._identity = model_identity(self._source, self._env)
         self._model = None
-        self._calibration = None
         self._prefix = BGE_QUERY_PREFIX if wants_query_prefix(self._identity) else ""
 
     @property
     def name(self) -> str:
         return self._identity
+
+    @property
+    def env(self) -> Mapping[str, str]:
+        """Where its calibration is cached (calibration.fit.of measures it there)."""
+        return self._env
 
     @property
     def dim(self) -> int:
@@ -245,20 +249,6 @@ class SentenceTransformerEmbedder:
     def embed_queries(self, texts: Sequence[str]) -> "np.ndarray":
         return self._encode([self._prefix + t for t in texts])
 
-    def calibration(self):
-        """This model's calibration (calibration/): cached per identity,
-        measured on the sample the first time (the model is loaded here)."""
-        if self._calibration is None:
-            from .. import calibration
-            from ..calibration.fit import fit
-
-            found = calibration.lookup(self._env, self.name)
-            if found is None:
-                found = fit(self)
-                calibration.remember(self._env, found)
-            self._calibration = found
-        return self._calibration
-
     def _encode(self, texts: list[str]) -> "np.ndarray":
         import numpy as np
 
@@ -269,6 +259,16 @@ class SentenceTransformerEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
+def normalise(matrix: "np.ndarray") -> "np.ndarray":
+    """Rows scaled to unit length (a zero row stays zero)."""
+    import numpy as np
+
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
 def _pool_like_original(model) -> None:
     """Make a loaded sentence-transformers pipeline pool as the original
     thatch does (mean over the tokens the attention mask keeps), whatever
@@ -277,7 +277,7 @@ def _pool_like_original(model) -> None:
     try:
         from sentence_transformers.sentence_transformer.modules import Pooling
     except ImportError:  # sentence-transformers before 6
-        from sentence_transformers.models import Pooling
+        from sentence_transformers.models import Pooling  # type: ignore[no-redef]
 
     for index, module in enumerate(model):
         if type(module).__name__ == "Pooling":
@@ -328,11 +328,8 @@ class FakeEmbedder:
 
         return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self._dim), np.float32)
 
-    def calibration(self):
-        """The test embedder's scores are taken as already on the scale."""
-        from ..calibration import IDENTITY_CURVE, KINDS, Calibration, sample_version
-
-        return Calibration(self.name, dict.fromkeys(KINDS, IDENTITY_CURVE), sample=sample_version())
+    # Its scores are taken as already on the calibrated scale (calibration.fit.of).
+    on_scale = True
 
 
 def model_name(env: Mapping[str, str]) -> str:

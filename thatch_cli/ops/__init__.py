@@ -30,4 +30,5 @@ through support/validate.py, and returns a plain outcome with a `to_json()` shap
     sync_purge taking one memory off the remote for good
     sync_repo  which repository and store a sync works on, and its lock
     context    Context: environment, directory, clock, streams, database, embedder, engine
+    engine     where vectors come from: the warm daemon, or the same work in this process
 """

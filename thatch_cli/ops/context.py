@@ -3,8 +3,13 @@ explicitly: environment, working directory, clock, standard streams,
 database path, embedder, and whether vectors may come from the warm daemon.
 
 Tests and library users build their own (`Context.open`); the command line
-builds one from the real process (`Context.from_process`). Nothing below
-reads os.environ, the current directory or the clock on its own.
+builds one from the real process (`Context.from_process`). Operations read
+the environment and the directory only through it, and the time through
+its clock, with these exceptions, which read the wall clock themselves: a
+sync's commit times (ops/sync_apply.py, ops/sync_purge.py) and its hybrid
+logical clock (sync/hlc.py), and the age past which an agent's extraction
+queue is dropped (ops/extraction.py). A hook's directory, when its payload
+names none, is the process's own (location/scope.py).
 """
 
 from __future__ import annotations
@@ -212,10 +217,10 @@ class Context:
         return bool(self.setting("daemon.enabled"))
 
     def engine(self):
-        """Embedding and dense search for this command (model/engine.py): the
+        """Embedding and dense search for this command (ops/engine.py): the
         daemon when enabled, else (or when it cannot serve) this process."""
         if self._engine is None:
-            from ..model.engine import make_engine
+            from .engine import make_engine
 
             self._engine = make_engine(self, self.daemon_enabled())
         return self._engine

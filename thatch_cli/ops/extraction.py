@@ -220,7 +220,8 @@ class Queue:
         one), marked taken so the nudge stops asking for them."""
         with self._locked():
             state = self.read()
-            given, used, last = [], 0, 0
+            given: list[dict] = []
+            used, last = 0, 0
             for entry in state["entries"]:
                 if entry.get("taken"):
                     continue

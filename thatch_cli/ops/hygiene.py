@@ -96,8 +96,11 @@ def stale_memories(db: MemoryDB, store: str, now: datetime, days: int) -> list[S
     cutoff = now - timedelta(days=validate.days(days))
     found: list[tuple[datetime, StaleMemory]] = []
     for memory in db.list([store], archived=False):
-        stamps = [(parse_ts(text), text) for text in (memory.updated_at, memory.last_recalled_at) if text]
-        stamps = [(moment, text) for moment, text in stamps if moment is not None]
+        stamps: list[tuple[datetime, str]] = []
+        for text in (memory.updated_at, memory.last_recalled_at):
+            moment = parse_ts(text) if text else None
+            if moment is not None and text:
+                stamps.append((moment, text))
         if not stamps:
             continue
         latest, text = max(stamps, key=lambda s: s[0])

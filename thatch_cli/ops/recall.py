@@ -22,6 +22,7 @@ socket round trip and rendering.
 
 from __future__ import annotations
 
+from ..memory.filter import Filter
 from ..memory.records import Memory
 from ..ranking import lexical
 from ..ranking.fusion import CANDIDATES, Ranked, alone, fuse
@@ -179,17 +180,17 @@ def peek(
 
         wanted = set(anchored_to(ctx, stores, files))
         depth = max(depth, FILE_DEPTH)
+    where = Filter(stores, branch=branch, any_branch=all_branches, archived=include_archived)
     keywords: list = []  # [hits, query weight] once the keyword ranking ran
 
     def keyword_ranking() -> None:
-        keywords[:] = lexical.rank(db, stores, query, branch=branch, include_archived=include_archived,
-                                   limit=depth, weigh=True, any_branch=all_branches)
+        keywords[:] = lexical.rank(db, where, query, limit=depth, weigh=True)
 
     dense = []
     if mode != "lexical":
         try:
             # The keyword ranking runs while the daemon embeds the query.
-            dense = _semantic(ctx, outcome, depth, include_archived, keyword_ranking if mode == "hybrid" else None)
+            dense = _semantic(ctx, outcome, where, depth, keyword_ranking if mode == "hybrid" else None)
         except ModelUnavailable as exc:
             outcome.mode = "lexical"
             outcome.notices.append(f"semantic search unavailable ({exc.message}); showing keyword matches")
@@ -245,17 +246,8 @@ def mark_drift(ctx: Context, outcome: RecallOutcome) -> None:
         r.drift = anchored.notes(r.memory.key)
 
 
-def _semantic(ctx: Context, outcome: RecallOutcome, depth: int, include_archived: bool, meanwhile):
-    answer = ctx.engine().search(
-        outcome.stores,
-        query=outcome.query,
-        branch=outcome.branch,
-        include_archived=include_archived,
-        limit=depth,
-        any_branch=outcome.all_branches,
-        inventory=True,
-        meanwhile=meanwhile,
-    )
+def _semantic(ctx: Context, outcome: RecallOutcome, where: Filter, depth: int, meanwhile):
+    answer = ctx.engine().search(where, query=outcome.query, limit=depth, inventory=True, meanwhile=meanwhile)
     if answer.unranked:
         unranked = answer.unranked
         outcome.notices.append(
@@ -285,7 +277,7 @@ def recall(ctx: Context, query: str, **options) -> RecallOutcome:
     try:
         db.stamp_recalled([r.memory.key for r in outcome.results], ctx.now(), wait=STAMP_WAIT_S)
     except (DatabaseError, sqlite3.OperationalError) as exc:
-        err = exc if isinstance(exc, DatabaseError) else database_error(exc)
+        err = exc if isinstance(exc, DatabaseError) else database_error(exc) or DatabaseError(str(exc))
         if err.details.get("retryable"):
             outcome.notices.append("recall counts not updated: the database is locked by another process")
         elif "read-only" in err.message:

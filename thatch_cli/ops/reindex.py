@@ -54,14 +54,14 @@ def reindex(
     if progress:
         progress(0, len(todo))
     for start in range(0, len(todo), batch):
-        rows = todo[start : start + batch]
-        embedded = engine.embed_passages([content for _, _, content in rows])
+        chunk = todo[start : start + batch]
+        embedded = engine.embed_passages([content for _, _, content in chunk])
         with db.transaction():
-            for (s, slug, content), blob in zip(rows, embedded.blobs):
+            for (s, slug, content), blob in zip(chunk, embedded.blobs):
                 if vectors.set_vector(db, s, slug, content, blob, embedded.model):
                     outcome.embedded += 1
                 else:
                     outcome.changed_meanwhile += 1
         if progress:
-            progress(start + len(rows), len(todo))
+            progress(start + len(chunk), len(todo))
     return outcome

@@ -213,13 +213,7 @@ def find_similar(ctx: Context, memory: Memory, text: str):
 
     A passage search: the text is embedded as a passage (never with a BGE
     query prefix), the way the stored vectors it is compared with were."""
-    return ctx.engine().search(
-        [memory.store],
-        passage=text,
-        branch=None,
-        include_archived=False,
-        limit=MAX_DUPLICATE_WARNINGS,
-        exclude={memory.key},
-        min_score=ctx.setting("duplicates.threshold"),
-        any_branch=True,
-    )
+    from ..memory.filter import Filter
+
+    return ctx.engine().search(Filter([memory.store], any_branch=True, exclude=[memory.key]), passage=text,
+                               limit=MAX_DUPLICATE_WARNINGS, min_score=ctx.setting("duplicates.threshold"))

@@ -56,10 +56,10 @@ def database(ctx: Context) -> dict[str, Any]:
         return found
     from ..storage.fastread import foreign_journal
 
-    if foreign_journal(path) is not None:  # refused as every command refuses it, not shown as empty
+    if foreign_journal(Path(path)) is not None:  # refused as every command refuses it, not shown as empty
         from ..storage.opening import check_journals
 
-        check_journals(path)
+        check_journals(Path(path))
     found["bytes"] = sum(os.path.getsize(p) for p in (path, f"{path}-wal") if os.path.isfile(p))
     read = summary(Path(path))
     if read is not None:

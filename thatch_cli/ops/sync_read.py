@@ -24,11 +24,14 @@ def load_cache(common_dir: Path) -> dict[str, list]:
     """blob id -> [slug, label, digest, author, stamp] of every memory file
     this repository read and found valid before: a blob's id is its
     content, so what was checked once need not be read again. Derived data,
-    rebuilt from git when missing or damaged."""
+    rebuilt from git when missing or damaged, and when the synced fields
+    changed (a digest covers them: an old one would make every memory look
+    changed and be sent again)."""
     from ..support.files import read_json_object
 
     data = read_json_object(common_dir / CACHE_FILE)
-    found = data.get("records") if data.get("version") == CACHE_VERSION else None
+    current = data.get("version") == CACHE_VERSION and data.get("fields") == list(SYNCED_FIELDS)
+    found = data.get("records") if current else None
     return found if isinstance(found, dict) else {}
 
 
@@ -36,7 +39,7 @@ def save_cache(common_dir: Path, cache: dict[str, list], keep: set[str]) -> None
     """Keep the entries of the blobs in the commits just read."""
     from ..support.files import write_json_cache
 
-    write_json_cache(common_dir / CACHE_FILE, {"version": CACHE_VERSION,
+    write_json_cache(common_dir / CACHE_FILE, {"version": CACHE_VERSION, "fields": list(SYNCED_FIELDS),
                                                "records": {sha: cache[sha] for sha in keep if sha in cache}})
 
 

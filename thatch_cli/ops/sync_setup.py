@@ -21,12 +21,12 @@ from .sync_repo import repository
 ACTIONS = ("init", "status", "off", "purge")
 
 
-def audience(remote: str, url: str, store: str) -> str:
+def audience(remote: str, url: str | None, store: str) -> str:
     """Who can read what sync shares, in one sentence (init says it before asking)."""
     from ..support.textsafe import one_line
 
     return (f"Memories of {one_line(store)} will be shared through the git remote {one_line(remote)}"
-            f" ({one_line(url)}): anyone who can fetch from it can read them (for a public repository, everyone)."
+            f" ({one_line(url or '')}): anyone who can fetch from it can read them (for a public repository, everyone)."
             " Private memories, branch-scoped ones and the global store stay on this machine.")
 
 

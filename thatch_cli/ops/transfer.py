@@ -269,7 +269,8 @@ class _Importer:
     def embed(self, rows: list[jsonl.Line]) -> list[jsonl.Line]:
         """Give every row a vector it can keep (embedding those without);
         returns the rows still good to write."""
-        todo, kept = [], []
+        todo: list = []
+        kept: list = []
         for row in rows:
             try:
                 (kept if self.usable(row) else todo).append(row)

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from ..memory.records import Hit
-from ..model.embeddings import model_space
+from ..model.embeddings import model_space, normalise
 
 if TYPE_CHECKING:
     from ..calibration import Calibration
+    from ..memory.filter import Filter
 
 
 def to_blob(vector: np.ndarray) -> bytes:
@@ -23,13 +24,6 @@ def to_blob(vector: np.ndarray) -> bytes:
 
 def from_blob(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype="<f4")
-
-
-def normalise(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
 
 
 @dataclass
@@ -68,13 +62,13 @@ class StoreVectors:
             matrix=normalise(matrix),
         )
 
-    def mask(self, branch: str | None, include_archived: bool, any_branch: bool = False) -> np.ndarray:
-        """Unscoped rows plus rows of `branch` (every row with `any_branch`);
-        archived rows only when asked."""
-        keep = np.ones(len(self.slugs), dtype=bool) if any_branch else self.branch_codes == 0
-        if branch and branch in self.branch_ids and not any_branch:
-            keep |= self.branch_codes == self.branch_ids[branch]
-        if not include_archived:
+    def mask(self, where: Filter) -> np.ndarray:
+        """The rows `where` keeps (its exclusions aside: the ranking skips
+        them after scoring, so one excluded row never costs a copy)."""
+        keep = np.ones(len(self.slugs), dtype=bool) if where.any_branch else self.branch_codes == 0
+        if where.branch and where.branch in self.branch_ids:
+            keep |= self.branch_codes == self.branch_ids[where.branch]
+        if not where.archived:
             keep &= ~self.archived
         return keep
 
@@ -82,13 +76,10 @@ class StoreVectors:
 def top_scores(
     indexes: Sequence[StoreVectors],
     query: np.ndarray,
+    where: Filter,
     *,
-    branch: str | None,
-    include_archived: bool,
     limit: int,
-    exclude: set[tuple[str, str]] = frozenset(),
     min_score: float | None = None,
-    any_branch: bool = False,
 ) -> list[tuple[str, str, float]]:
     """Best (store, slug, cosine) across indexes, ties broken by store then slug
     so results are identical however the vectors were loaded."""
@@ -97,7 +88,7 @@ def top_scores(
     for index in indexes:
         if not index.slugs:
             continue
-        keep = np.flatnonzero(index.mask(branch, include_archived, any_branch))
+        keep = np.flatnonzero(index.mask(where))
         if keep.size == 0:
             continue
         # Multiply first, select after: indexing the matrix would copy it (150 MB at 100k rows).
@@ -105,23 +96,23 @@ def top_scores(
         if min_score is not None:
             passing = scores >= min_score
             keep, scores = keep[passing], scores[passing]
-        take = min(limit + len(exclude), scores.size)
+        take = min(limit + len(where.exclude), scores.size)
         if take <= 0:
             continue
         best = np.argpartition(-scores, take - 1)[:take] if take < scores.size else np.arange(scores.size)
         for i in best:
             slug = index.slugs[int(keep[i])]
-            if (index.store, slug) not in exclude:
+            if (index.store, slug) not in where.exclude:
                 found.append((index.store, slug, float(scores[i])))
     found.sort(key=lambda hit: (-round(hit[2], 6), hit[0], hit[1]))
     return found[:limit]
 
 
 # (store, space, dim) -> the store's vectors of that space.
-VectorLoader = Callable[[str, str, int], StoreVectors]
+VectorLoader = Callable[[str, str | None, int], StoreVectors]
 
 
-def comparable(model: str | None, blob: bytes, space: str, dim: int) -> bool:
+def comparable(model: str | None, blob: bytes, space: str | None, dim: int) -> bool:
     """Only vectors of the same embedding space and width are ever scored."""
     return len(blob) == 4 * dim and model_space(model) == space
 
@@ -134,7 +125,7 @@ def finite_rows(blobs: Sequence[bytes], dim: int) -> np.ndarray:
     return np.isfinite(np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim)).all(axis=1)
 
 
-def load_store_vectors(db, store: str, space: str, dim: int) -> StoreVectors:
+def load_store_vectors(db, store: str, space: str | None, dim: int) -> StoreVectors:
     """Every rankable vector of `store` in `space` (non-finite vectors are left out)."""
     from ..storage.vectors import vector_rows
 
@@ -147,16 +138,18 @@ def db_loader(db) -> VectorLoader:
     return lambda store, space, dim: load_store_vectors(db, store, space, dim)
 
 
-def semantic(loader: VectorLoader, stores: Sequence[str], vector: np.ndarray, space: str,
-             calibration: "Calibration | None" = None, kind: str = "query", **options) -> list[Hit]:
-    """The best hits of the stores' rows of `space` against `vector`:
-    top_scores over what `loader` gives (`options` are its filters). Each
-    hit's score is its cosine on the calibrated scale (`kind` "query" or
-    "passage", see calibration/), its raw cosine kept beside it; a
-    `min_score` is on that scale too."""
-    if calibration is not None and options.get("min_score") is not None:
-        options["min_score"] = calibration.cosine(kind, options["min_score"])
+def semantic(loader: VectorLoader, where: Filter, vector: np.ndarray, space: str | None,
+             calibration: "Calibration | None" = None, kind: str = "query", *, limit: int,
+             min_score: float | None = None) -> list[Hit]:
+    """The best `limit` hits among the rows of `space` that `where` keeps,
+    against `vector`: top_scores over what `loader` gives. Each hit's score
+    is its cosine on the calibrated scale (`kind` "query" or "passage", see
+    calibration/), its raw cosine kept beside it; a `min_score` is on that
+    scale too."""
+    if calibration is not None and min_score is not None:
+        min_score = calibration.cosine(kind, min_score)
     dim = int(vector.shape[-1])
-    scored = top_scores([loader(store, space, dim) for store in stores], vector, **options)
+    scored = top_scores([loader(store, space, dim) for store in where.stores], vector, where, limit=limit,
+                        min_score=min_score)
     score = (lambda cosine: calibration.score(kind, cosine)) if calibration is not None else float
     return [Hit(store, slug, score(cosine), "semantic", cosine) for store, slug, cosine in scored]

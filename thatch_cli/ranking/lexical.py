@@ -17,6 +17,10 @@ from __future__ import annotations
 
 import re
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook would pay ~2.5 ms to import typing
+if TYPE_CHECKING:
+    from ..memory.filter import Filter
+
 # What unicode61 keeps as token characters: letters and digits ("_" and all
 # punctuation separate tokens).
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -63,14 +67,12 @@ def _match(found: list[str]) -> str:
     return " OR ".join(quote(t) for t in found)
 
 
-def rank(db, stores, query: str, *, branch: str | None, include_archived: bool, limit: int,
-         weigh: bool, any_branch: bool = False) -> tuple[list, float]:
-    """The best `limit` keyword matches of `query` in `stores` (Hit, best
-    first) and, when `weigh`, the query's summed idf (see fusion.py)."""
+def rank(db, where: Filter, query: str, *, limit: int, weigh: bool) -> tuple[list, float]:
+    """The best `limit` keyword matches of `query` among what `where` keeps
+    (Hit, best first) and, when `weigh`, the query's summed idf (see fusion.py)."""
     from ..storage import fulltext
 
     found = terms(query)
     if not found:
         return [], 0.0
-    return fulltext.rank(db, stores, _match(found), [quote(t) for t in found], branch=branch,
-                         include_archived=include_archived, limit=limit, weigh=weigh, any_branch=any_branch)
+    return fulltext.rank(db, where, _match(found), [quote(t) for t in found], limit=limit, weigh=weigh)

@@ -12,12 +12,14 @@ from __future__ import annotations
 import math
 
 from ..memory.records import Hit
-from .fastread import LIVE
+from .filters import conditions
 from .memories import MemoryDB, marks
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook would pay ~2.5 ms to import typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from ..memory.filter import Filter
 
 # Label counts double, content once; store and slug are not searched.
 _BM25 = "bm25(entries_fts, 0, 0, 2.0, 1.0)"
@@ -28,31 +30,18 @@ def _hits(rows) -> list[Hit]:
     return [Hit(store, slug, -score, "lexical") for store, slug, score in rows]
 
 
-def rank(db: MemoryDB, stores: Sequence[str], match: str, phrases: Sequence[str], *, branch: str | None,
-         include_archived: bool, limit: int, weigh: bool, any_branch: bool = False) -> tuple[list[Hit], float]:
-    """The best `limit` memories of `stores` for the MATCH expression
-    (unscoped ones and `branch`'s, or every branch's with `any_branch`),
+def rank(db: MemoryDB, where: Filter, match: str, phrases: Sequence[str], *, limit: int,
+         weigh: bool) -> tuple[list[Hit], float]:
+    """The best `limit` memories `where` keeps for the MATCH expression,
     and (when `weigh` and something matched) the summed idf of its
     `phrases` (each a MATCH expression of one quoted term)."""
-    branch = _ANY if any_branch else branch
     with db.snapshot():
-        hits = _rank(db, stores, match, branch, include_archived, limit)
+        hits = _rank(db, where, match, limit)
         weight = query_weight(db, phrases) if weigh and hits else 0.0
     return hits, weight
 
 
-# Stands for "every branch" where a branch is expected.
-_ANY = object()
-
-
-def _branch_clause(branch, column: str) -> tuple[str, list]:
-    if branch is _ANY:
-        return "1", []
-    return f"({column} IS NULL OR {column} = '' OR {column} = ?)", [branch or ""]
-
-
-def _rank(db: MemoryDB, stores: Sequence[str], match: str, branch, include_archived: bool,
-          limit: int) -> list[Hit]:
+def _rank(db: MemoryDB, where: Filter, match: str, limit: int) -> list[Hit]:
     # FTS5 ranks fastest alone: joining every match to entries before
     # sorting, or filtering on its UNINDEXED store column, costs 2-5x on a
     # big store with common words. So when the searched stores hold most
@@ -60,6 +49,7 @@ def _rank(db: MemoryDB, stores: Sequence[str], match: str, branch, include_archi
     # expect `limit` in scope) and check scope, branch and archive on
     # those; otherwise, or when too few survive, filter while ranking.
     conn = db.conn
+    stores = where.stores
     share = _share_of_index(db, stores)
     if share >= 0.25:
         candidates = math.ceil(4 * limit / share) + 100
@@ -69,38 +59,34 @@ def _rank(db: MemoryDB, stores: Sequence[str], match: str, branch, include_archi
         # Ties go by store and slug, as below; sorting on them in SQL would
         # read both columns of every match.
         ranked.sort(key=lambda row: (row[2], row[0], row[1]))
-        rows = _in_scope(db, ranked, stores, branch, include_archived)[:limit]
+        rows = _in_scope(db, ranked, where)[:limit]
         if len(rows) == limit or len(ranked) < candidates:  # enough, or every match was read
             return _hits(rows)
-    archived = "" if include_archived else f"AND {LIVE}"
-    on_branch, branch_args = _branch_clause(branch, "e.branch")
+    kept, args = conditions(where, "e.")
     rows = conn.execute(f"""
         SELECT f.store, f.slug, f.score FROM (
             SELECT store, slug, {_BM25} AS score FROM entries_fts
             WHERE entries_fts MATCH ? AND store IN ({marks(stores)})) AS f
         JOIN entries e ON e.store = f.store AND e.slug = f.slug
-        WHERE {on_branch} {archived}
-        ORDER BY f.score, f.store, f.slug LIMIT ?""", [match, *stores, *branch_args, limit]).fetchall()
+        WHERE {kept}
+        ORDER BY f.score, f.store, f.slug LIMIT ?""", [match, *stores, *args, limit]).fetchall()
     return _hits(rows)
 
 
-def _in_scope(db: MemoryDB, ranked: list, stores: Sequence[str], branch, include_archived: bool) -> list:
-    """The rows of `ranked` ((store, slug, ...), in order) that are live
-    (or archived when asked), unscoped or on `branch`, in `stores`."""
+def _in_scope(db: MemoryDB, ranked: list, where: Filter) -> list:
+    """The rows of `ranked` ((store, slug, ...), in order) that `where` keeps."""
     wanted: dict[str, list[str]] = {}
     for row in ranked:
-        if row[0] in stores:
+        if row[0] in where.stores:
             wanted.setdefault(row[0], []).append(row[1])
     keep: set[tuple[str, str]] = set()
-    archived = "" if include_archived else f"AND {LIVE}"
-    on_branch, branch_args = _branch_clause(branch, "branch")
+    kept, args = conditions(where)
     for store, slugs in wanted.items():
         for start in range(0, len(slugs), 500):  # well under SQLite's parameter limit
             chunk = slugs[start:start + 500]
             keep.update((store, slug) for (slug,) in db.conn.execute(
-                f"SELECT slug FROM entries WHERE store = ? AND slug IN ({marks(chunk)})"
-                f" AND {on_branch} {archived}",
-                [store, *chunk, *branch_args]))
+                f"SELECT slug FROM entries WHERE store = ? AND slug IN ({marks(chunk)}) AND {kept}",
+                [store, *chunk, *args]))
     return [row for row in ranked if (row[0], row[1]) in keep]
 
 

@@ -169,7 +169,7 @@ def drop_store(db: MemoryDB, name: str) -> None:
 def _rows_naming_store(conn, name: str) -> dict[str, int]:
     """table -> rows whose foreign key to stores(name) is `name`, in every
     table but entries and those dropped with the store."""
-    held = {}
+    held: dict[str, int] = {}
     tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     for table in tables:
         if table in ("entries", "stores", *_DROPPED_WITH_STORE):

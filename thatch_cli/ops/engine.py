@@ -1,6 +1,7 @@
 """Where vectors come from for an operation: the warm daemon, or the same
 work done in this process. recall, remember, reindex and import call an
-engine and never care which one they got (Context.engine() picks).
+engine and never care which one they got (Context.engine() picks). It sits
+above the daemon's client and the ranking it shares with the daemon.
 
 Both engines run the same code for the same request (the daemon calls
 ranking.dense.semantic on a cached StoreVectors, this process on a freshly
@@ -23,7 +24,9 @@ READY_TIMEOUT = 5.0
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook would pay ~2.5 ms to import typing
 if TYPE_CHECKING:
-    from typing import Callable, Iterable, Mapping, Protocol, Sequence
+    from typing import Callable, Mapping, Protocol, Sequence
+
+    from ..memory.filter import Filter
 
     class Host(Protocol):
         """What an engine needs from its caller (a Context is one)."""
@@ -89,32 +92,28 @@ class LocalEngine:
 
     def search(
         self,
-        stores: Sequence[str],
+        where: Filter,
         *,
         query: str | None = None,
         passage: str | None = None,
-        branch: str | None = None,
-        include_archived: bool = False,
         limit: int = 10,
-        exclude: Iterable[tuple[str, str]] = (),
         min_score: float | None = None,
-        any_branch: bool = False,
         inventory: bool = False,
         meanwhile: Callable[[], None] | None = None,
     ) -> Answer:
-        """Rank `stores` against a query or a passage (its vector is returned
+        """Rank what `where` keeps against a query or a passage (its vector is returned
         too): the rows of the model's embedding space, each hit scored on the
         calibrated scale (`min_score` too). `meanwhile` is work the caller
         wants done during the search (run first, in-process)."""
-        from ..calibration import of as calibration_of
+        from ..calibration.fit import of as calibration_of
+        from ..model.embeddings import model_space
         from ..ranking.dense import db_loader, semantic, to_blob
-        from ..storage.vectors import inventory
-        from .embeddings import model_space
+        from ..storage.vectors import inventory as vector_inventory
 
         if meanwhile is not None:
             meanwhile()
         embedder = self.ctx.embedder()
-        from . import torch_threads
+        from ..model import torch_threads
 
         with self.ctx.waiting(IN_PROCESS):
             if query is not None:  # one thread, as the daemon embeds a query (model/torch_threads.py)
@@ -127,13 +126,11 @@ class LocalEngine:
         dim = int(vector.shape[-1])
         db = self.ctx.db()
         unranked = 0
-        if inventory and stores:
-            unranked = sum(count for model, length, count in inventory(db, list(stores))
+        if inventory and where.stores:
+            unranked = sum(count for model, length, count in vector_inventory(db, list(where.stores))
                            if length != 4 * dim or model_space(model) != space)
-        hits = semantic(db_loader(db), list(stores), vector, space, calibration,
-                        "query" if query is not None else "passage", branch=branch,
-                        include_archived=include_archived, limit=limit, exclude=set(exclude), min_score=min_score,
-                        any_branch=any_branch)
+        hits = semantic(db_loader(db), where, vector, space, calibration,
+                        "query" if query is not None else "passage", limit=limit, min_score=min_score)
         return Answer(embedder.name, dim, hits, unranked, to_blob(vector) if query is None else None)
 
     def embed_passages(self, texts: Sequence[str]) -> Embedded:
@@ -169,7 +166,7 @@ class LocalEngine:
 
     def calibration(self):
         """The model's calibration (calibration/); loads the model the first time."""
-        from ..calibration import of as calibration_of
+        from ..calibration.fit import of as calibration_of
 
         embedder = self.ctx.embedder()
         with self.ctx.waiting(MEASURING):
@@ -238,30 +235,24 @@ class DaemonEngine:
             self._fallback(str(err))
         return None
 
-    def search(self, stores: Sequence[str], *, query: str | None = None, passage: str | None = None,
-               branch: str | None = None, include_archived: bool = False, limit: int = 10,
-               exclude: Iterable[tuple[str, str]] = (), min_score: float | None = None, any_branch: bool = False,
-               inventory: bool = False, meanwhile: Callable[[], None] | None = None) -> Answer:
+    def search(self, where: Filter, *, query: str | None = None, passage: str | None = None, limit: int = 10,
+               min_score: float | None = None, inventory: bool = False,
+               meanwhile: Callable[[], None] | None = None) -> Answer:
         """Like LocalEngine.search; `meanwhile` runs while the daemon works.
         (The daemon always counts unranked rows: it has them cached.)"""
         if meanwhile is not None:
             meanwhile = _once(meanwhile)
-        exclude = list(exclude)
         if self.local is None:
-            got = self._call("search", meanwhile, db=os.path.abspath(self.ctx.db_path), stores=list(stores),
-                             query=query, passage=passage, branch=branch, include_archived=include_archived,
-                             limit=limit, exclude=[list(key) for key in exclude], min_score=min_score,
-                             any_branch=any_branch, wait=self.wait)
+            got = self._call("search", meanwhile, db=os.path.abspath(self.ctx.db_path), filter=where.to_json(),
+                             query=query, passage=passage, limit=limit, min_score=min_score, wait=self.wait)
             if got is not None:
                 reply, payload = got
                 hits = [Hit(store, slug, float(score), "semantic", float(cosine))
                         for store, slug, score, cosine in reply["hits"]]
                 return Answer(reply["model"], reply["dim"], hits, reply["unranked"], payload or None)
         assert self.local is not None
-        return self.local.search(stores, query=query, passage=passage, branch=branch,
-                                 include_archived=include_archived, limit=limit, exclude=exclude,
-                                 min_score=min_score, any_branch=any_branch, inventory=inventory,
-                                 meanwhile=meanwhile)
+        return self.local.search(where, query=query, passage=passage, limit=limit, min_score=min_score,
+                                 inventory=inventory, meanwhile=meanwhile)
 
     def embed_passages(self, texts: Sequence[str]) -> Embedded:
         if self.local is None:
