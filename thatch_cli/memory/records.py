@@ -79,6 +79,7 @@ class Memory:
     author: str | None
     private: bool
     unreviewed: bool
+    incoming: bool
 
     def __init__(self, **values: object) -> None:
         for f in FIELDS:

@@ -152,24 +152,9 @@ class ImportOutcome:
             self.conflicts.append({"line": line, "store": store, "slug": slug})
 
     def to_json(self) -> dict:
-        return {
-            "created": self.created,
-            "replaced": self.replaced,
-            "skipped": self.skipped,
-            "embedded": self.embedded,
-            "kept_vectors": self.kept_vectors,
-            "without_vector": self.without_vector,
-            "lines": self.lines,
-            "model": self.model,
-            "error_count": self.error_count,
-            "errors": self.errors,
-            "conflicts": self.conflicts,
-            "notices": self.notices,
-            "verdicts": self.verdicts,
-            "versions": self.versions,
-            "anchors": self.anchors,
-            "rules": self.rules,
-        }
+        keys = ("created", "replaced", "skipped", "embedded", "kept_vectors", "without_vector", "lines", "model",
+                "error_count", "errors", "conflicts", "notices", "verdicts", "versions", "anchors", "rules")
+        return {key: getattr(self, key) for key in keys}
 
 
 class _Importer:

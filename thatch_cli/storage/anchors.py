@@ -19,8 +19,18 @@ from .fastread import LIVE
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: show and recall read anchors
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
+    from contextlib import AbstractContextManager
+    from typing import Protocol
 
-    from .memories import MemoryDB
+    class MemoryDB(Protocol):
+        """What anchors need of storage.memories.MemoryDB (which imports this
+        module's migration through the schema, so it is not imported here)."""
+
+        conn: sqlite3.Connection
+
+        def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+        def exists(self, store: str, slug: str) -> bool: ...
 
 TABLE = "thatch_cli_anchors"
 
