@@ -19,6 +19,7 @@ from ..support.textsafe import one_line
 from ..sync import gitconfig, hlc, records
 from ..sync.merge import Plan
 from ..sync.tree import LOCAL_REF, Snapshot
+from .sync_read import cache_entry
 
 
 def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None, last_tip: str | None) -> str:
@@ -33,7 +34,7 @@ def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None,
         data = blobs[records.path_of(slug)] = rec.encode()
         # Known from now on (sync_read's cache): the next sync need not read it back.
         sha = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-        step.cache[sha] = [slug, rec.label, rec.digest, rec.author, str(rec.stamp)]
+        step.cache[sha] = cache_entry(rec)
         step.seen.add(sha)
     if records.FORMAT_PATH not in snap_remote.others:
         blobs[records.FORMAT_PATH] = (json.dumps(records.FORMAT, indent=2) + "\n").encode()

@@ -69,7 +69,7 @@ def purge(ctx: Context, label: str) -> Purged:
             clock = hlc.Clock(table.node_id(db.conn, random.getrandbits(40).to_bytes(5, "big").hex()),
                               hlc.parse(state.get("hlc")))
             clock.see(old.stamp if old else None)
-            stone = records.tombstone(slug, name, gitconfig.identity(repo.top, ctx.env), clock.issue(hlc.now_millis()))
+            stone = records.tombstone(slug, name, gitconfig.identity(repo.top, ctx.env), clock.issue(hlc.millis_of(ctx.now())))
             commit = git.write_commit(snap, {entry.path: stone.encode()}, [], gitconfig.identity(repo.top, ctx.env),
                                       f"thatch sync purge: {name}\n\nRewritten without history by thatch sync"
                                       " purge.\n", now=int(time.time()))

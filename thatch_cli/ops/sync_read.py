@@ -17,11 +17,11 @@ from ..sync.records import Record
 from ..sync.tree import Snapshot
 
 CACHE_FILE = "thatch-sync-cache.json"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 def load_cache(common_dir: Path) -> dict[str, list]:
-    """blob id -> [slug, label, digest, author, stamp] of every memory file
+    """blob id -> [slug, label, digest, author, stamp, renamed_to] of every memory file
     this repository read and found valid before: a blob's id is its
     content, so what was checked once need not be read again. Derived data,
     rebuilt from git when missing or damaged."""
@@ -38,6 +38,10 @@ def save_cache(common_dir: Path, cache: dict[str, list], keep: set[str]) -> None
 
     write_json_cache(common_dir / CACHE_FILE, {"version": CACHE_VERSION,
                                                "records": {sha: cache[sha] for sha in keep if sha in cache}})
+
+
+def cache_entry(record: Record) -> list:
+    return [record.slug, record.label, record.digest, record.author, str(record.stamp), record.renamed_to]
 
 
 def _full(step: Any, entry: Any) -> Record:
@@ -64,7 +68,7 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
         known = cache.get(entry.sha) if got is None else None
         if known is not None and known[0] == slug and hlc.parse(known[4]) is not None:
             got = Record(slug, known[1], None, known[3], hlc.parse(known[4]), digest=known[2],
-                         load=lambda entry=entry: _full(step, entry))
+                         load=lambda entry=entry: _full(step, entry), renamed_to=known[5])
         elif got is None:
             if entry.size > records.MAX_RECORD_BYTES:
                 got = f"{entry.size} bytes; the limit is {records.MAX_RECORD_BYTES}"
@@ -73,7 +77,7 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
             else:
                 try:
                     got = records.parse(entry.path, data[entry.sha], now)
-                    cache[entry.sha] = [slug, got.label, got.digest, got.author, str(got.stamp)]
+                    cache[entry.sha] = cache_entry(got)
                 except jsonl.Invalid as exc:
                     got = str(exc)
         memo[entry.sha] = got
@@ -101,10 +105,20 @@ def local_state(step: Any, store: str, last: dict[str, Record],
         excluded |= {slug for slug, r in rows.items() if r["branch"] and slug not in last}
     me = identity(step.repo.top, step.ctx.env)
 
-    def forgotten_at(slug: str) -> int:
-        return hlc.millis_of(table.deleted_at(conn, store, slug)) or hlc.now_millis()
+    now = hlc.millis_of(step.ctx.now())
 
-    local = merge.local_records(rows, last, excluded, clock, me, forgotten_at)
+    def changed_at(slug: str) -> int:
+        row = rows[slug]
+        flagged = table.flagged_at(conn, store, slug, row["content"], row["label"])
+        return max(hlc.millis_of(row["updated_at"]), hlc.millis_of(flagged)) or now
+
+    def left(slug: str) -> tuple[str | None, int]:
+        moved = table.moved_from(conn, store, slug)
+        if moved is not None and moved[0] in rows:
+            return rows[moved[0]]["label"], hlc.millis_of(moved[1]) or now
+        return None, hlc.millis_of(table.deleted_at(conn, store, slug)) or now
+
+    local = merge.local_records(rows, last, excluded, clock, me, changed_at, left)
     scanner = None
     for slug, record in list(local.items()):
         if record.deleted or slug in step.allowed or record.same(last.get(slug)):

@@ -11,7 +11,6 @@ have seen its stamps: their next edits are stamped after it.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import Self
 
 _STAMP = re.compile(r"^(\d{13})\.(\d{5})\.([0-9a-z]{1,32})$")
@@ -51,10 +50,6 @@ def millis_of(timestamp: str | None) -> int:
 
     moment = parse_ts(timestamp)
     return int(moment.timestamp() * 1000) if moment else 0
-
-
-def now_millis() -> int:
-    return int(datetime.now(UTC).timestamp() * 1000)
 
 
 class Clock:

@@ -5,7 +5,8 @@ A live memory's file is a `thatch export` line without what is not synced
 (store, vectors and model, recall counts: records.SYNCED_FIELDS says what
 is), plus `author` (who wrote this version) and `hlc` (its hybrid logical
 clock stamp). A forgotten memory leaves a tombstone: `deleted: true` with
-its slug, label, author and stamp; absence is never a deletion.
+its slug, label, author and stamp, and `renamed_to` (the new label) when
+the memory was renamed rather than forgotten; absence is never a deletion.
 
 Files from the remote are read as an import reads a line (memory/jsonl.py:
 every check `remember` applies) and more: the file's name must be its
@@ -66,11 +67,13 @@ class Record:
     cache of sync_read) holds only its digest until its fields are asked
     for, when `load` reads them."""
 
-    __slots__ = ("_digest", "_fields", "_load", "author", "label", "slug", "stamp")
+    __slots__ = ("_digest", "_fields", "_load", "author", "label", "renamed_to", "slug", "stamp")
 
     def __init__(self, slug: str, label: str, fields: dict[str, Any] | None, author: str | None,
-                 stamp: hlc.Stamp, *, digest: str | None = None, load: Callable[[], Record] | None = None) -> None:
+                 stamp: hlc.Stamp, *, digest: str | None = None, load: Callable[[], Record] | None = None,
+                 renamed_to: str | None = None) -> None:
         self.slug, self.label, self.author, self.stamp = slug, label, author, stamp
+        self.renamed_to = renamed_to
         self._fields: Any = _UNREAD if load is not None else fields
         self._digest, self._load = digest, load
 
@@ -102,6 +105,8 @@ class Record:
     def to_json(self) -> dict[str, Any]:
         if self.fields is None:
             data: dict[str, Any] = {"slug": self.slug, "label": self.label, "deleted": True}
+            if self.renamed_to is not None:
+                data["renamed_to"] = self.renamed_to
         else:
             data = {"slug": self.slug, **self.fields}
         data["author"] = self.author
@@ -131,8 +136,19 @@ def normal(values: Mapping[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def tombstone(slug: str, label: str, author: str | None, stamp: hlc.Stamp) -> Record:
-    return Record(slug, label, None, author, stamp)
+def tombstone(slug: str, label: str, author: str | None, stamp: hlc.Stamp, renamed_to: str | None = None) -> Record:
+    return Record(slug, label, None, author, stamp, renamed_to=renamed_to)
+
+
+def moved(record: Record, label: str) -> Record:
+    """`record`'s memory under `label` (a rename made elsewhere that it
+    follows): the same text under the new heading, the same author and stamp."""
+    from ..support.slugs import body_of, passage_text
+
+    assert record.fields is not None
+    fields = {**record.fields, "label": label,
+              "content": passage_text(label, body_of(record.label, record.fields["content"]))}
+    return Record(slugify(label), label, fields, record.author, record.stamp)
 
 
 def values_of(record: Record, store: str) -> dict[str, Any]:
@@ -171,7 +187,13 @@ def parse(path: str, data: bytes, now: str) -> Record:
             label = validate.label(label)
         except InvalidInput as exc:
             raise jsonl.Invalid(exc.message) from None
-        record = tombstone(slugify(label), label, author, stamp)
+        renamed_to = raw.get("renamed_to")
+        if renamed_to is not None:
+            try:
+                renamed_to = validate.label(jsonl.text_value(raw, "renamed_to", required=True))
+            except InvalidInput as exc:
+                raise jsonl.Invalid(exc.message) from None
+        record = tombstone(slugify(label), label, author, stamp, renamed_to)
     else:
         values = jsonl.memory({k: v for k, v in raw.items() if k in ("slug", *SYNCED_FIELDS)}, "-", now, {})
         record = Record(values["slug"], values["label"], normal(values), author, stamp)
