@@ -205,7 +205,7 @@ class _Round:
         remote = read_side(self, snap_remote, trusted=False)
         node = table.node_id(conn, random.getrandbits(40).to_bytes(5, "big").hex()) if not dry_run else "dry"
         clock = hlc.Clock(node, hlc.parse(state.get("hlc")))
-        rows, excluded, local = local_state(self, store, last, clock)
+        rows, excluded, local = local_state(self, store, last, remote, clock)
         plan = merge.merge(local, base, remote, rows, excluded, clock)
         for kind, count in plan.pulled().items():  # a round after a lost lease adds to the earlier rounds'
             self.outcome.pulled[kind] += count

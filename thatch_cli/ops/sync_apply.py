@@ -99,5 +99,6 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
             table.set_incoming(conn, store, record.slug, record.author, review and record.author != me)
         for loser in plan.losers:
             table.keep_version(conn, records.values_of(loser, store), "conflict", now)
-        table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last)})
+        table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last),
+                                      "since": table.state(conn, store).get("since") or now})
     _embed(step, written)

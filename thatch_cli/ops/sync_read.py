@@ -91,7 +91,7 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
     return found
 
 
-def local_state(step: Any, store: str, last: dict[str, Record],
+def local_state(step: Any, store: str, last: dict[str, Record], remote: dict[str, Record],
                 clock: hlc.Clock) -> tuple[dict[str, tuple], set[str], dict[str, Record]]:
     """(slug -> the row's state as read, slugs kept out of the merge, slug ->
     this database's record of it)."""
@@ -112,13 +112,19 @@ def local_state(step: Any, store: str, last: dict[str, Record],
         flagged = table.flagged_at(conn, store, slug, row["content"], row["label"])
         return max(hlc.millis_of(row["updated_at"]), hlc.millis_of(flagged)) or now
 
-    def left(slug: str) -> tuple[str | None, int]:
+    def left(slug: str) -> tuple[str | None, int | None]:
         moved = table.moved_from(conn, store, slug)
         if moved is not None and moved[0] in rows:
-            return rows[moved[0]]["label"], hlc.millis_of(moved[1]) or now
-        return None, hlc.millis_of(table.deleted_at(conn, store, slug)) or now
+            return rows[moved[0]]["label"], hlc.millis_of(moved[1]) or None
+        return None, hlc.millis_of(table.deleted_at(conn, store, slug)) or None
 
-    local = merge.local_records(rows, last, excluded, clock, me, changed_at, left)
+    # Only what was forgotten since this database first synced: a memory
+    # forgotten before never reached the team, and a teammate's of the same
+    # label is another memory.
+    since = hlc.millis_of(table.state(conn, store).get("since"))
+    shown = {slug: r.label for slug, r in remote.items() if since and not r.deleted and slug not in rows
+             and slug not in last and hlc.millis_of(table.deleted_at(conn, store, slug)) >= since}
+    local = merge.local_records(rows, last, excluded, clock, me, changed_at, left, now, shown)
     scanner = None
     for slug, record in list(local.items()):
         if record.deleted or slug in step.allowed or record.same(last.get(slug)):

@@ -68,16 +68,21 @@ class Plan:
 
 def local_records(rows: Mapping[str, Mapping[str, Any]], last: Mapping[str, Record], excluded: set[str],
                   clock: hlc.Clock, me: str | None, changed_at: Callable[[str], int],
-                  left: Callable[[str], tuple[str | None, int]]) -> dict[str, Record]:
+                  left: Callable[[str], tuple[str | None, int | None]], now: int,
+                  shown: Mapping[str, str] | None = None) -> dict[str, Record]:
     """This database's version of each memory it knows: a row as it is now
     (with the last synced stamp when unchanged since, else stamped with when
     it changed: `changed_at`), or a tombstone for a memory synced before
     and gone from here since (`left`: the label it was renamed to, None when
-    forgotten, and when). Stamps are issued in the order the changes were
-    made, so a sync never makes an earlier change look later."""
+    forgotten, and when; None: unknown, then `now`). A memory the remote
+    `shows` that this database forgot is a tombstone too, even when the last
+    synced commit is lost (a deleted ref, pruned and collected): a forget
+    made here is never dropped. Stamps are issued in the order the changes
+    were made, so a sync never makes an earlier change look later."""
     found: dict[str, Record] = {}
     pending: list[tuple[int, str, Record]] = []
-    for slug in sorted(set(rows) | set(last)):
+    shown = shown or {}
+    for slug in sorted(set(rows) | set(last) | set(shown)):
         if slug in excluded:
             continue
         row, previous = rows.get(slug), last.get(slug)
@@ -87,16 +92,17 @@ def local_records(rows: Mapping[str, Mapping[str, Any]], last: Mapping[str, Reco
                 record.author, record.stamp = previous.author, previous.stamp
             else:
                 pending.append((changed_at(slug), slug, record))
-        elif previous is not None and not previous.deleted:
+        elif previous is None or not previous.deleted:
             renamed_to, at = left(slug)
+            if previous is None and at is None:
+                continue  # never here, or not known to have been: the remote's is simply new
             if renamed_to is not None and slugify(renamed_to) in excluded:
                 renamed_to = None  # moved out of what is shared: the remote never learns its new label
-            record = records.tombstone(slug, previous.label, me, hlc.ZERO, renamed_to)
-            pending.append((at, slug, record))
-        elif previous is not None:
-            record = previous
+            label = previous.label if previous is not None else shown[slug]
+            record = records.tombstone(slug, label, me, hlc.ZERO, renamed_to)
+            pending.append((now if at is None else at, slug, record))
         else:
-            continue
+            record = previous
         found[slug] = record
     for at, _slug, record in sorted(pending, key=lambda item: (item[0], item[1])):
         record.stamp = clock.issue(at)
