@@ -189,9 +189,10 @@ class _Round:
         self.db = ctx.db()
         self.pushed = {"created": 0, "updated": 0, "deleted": 0}
         self._parsed: dict[str, Any] = {}
+        self.purged: set[str] = set()
 
     def run(self, dry_run: bool) -> str | None:
-        from .sync_read import local_state, read_side
+        from .sync_read import hold_purged, local_state, purged_keys, read_side
 
         conn, store = self.db.conn, self.repo.store
         state = table.state(conn, store)
@@ -200,6 +201,8 @@ class _Round:
         base_tip = self.git.merge_base(last_tip, remote_tip)
         snap_remote = self.git.snapshot(remote_tip)
         self.git.check_format(snap_remote)
+        self.purged = purged_keys(self.git, snap_remote, state.get("purged"))
+        remote_purged = purged_keys(self.git, snap_remote, None)
         last = read_side(self, self.git.snapshot(last_tip), trusted=True)
         base = last if base_tip == last_tip else read_side(self, self.git.snapshot(base_tip), trusted=True)
         remote = read_side(self, snap_remote, trusted=False)
@@ -207,6 +210,8 @@ class _Round:
         clock = hlc.Clock(node, hlc.parse(state.get("hlc")))
         rows, excluded, local = local_state(self, store, last, remote, clock)
         plan = merge.merge(local, base, remote, rows, excluded, clock)
+        if self.purged:
+            hold_purged(self, plan.tree)
         for kind, count in plan.pulled().items():  # a round after a lost lease adds to the earlier rounds'
             self.outcome.pulled[kind] += count
         self.outcome.conflicts += [c.to_json() for c in plan.conflicts]
@@ -220,7 +225,8 @@ class _Round:
             return None
         from .sync_apply import apply, commit
 
-        new_tip = commit(self, snap_remote, plan, remote_tip, last_tip) if plan.tree else remote_tip
+        teach = self.purged - remote_purged  # purges the remote lost (an old clone's push) or never had
+        new_tip = commit(self, snap_remote, plan, remote_tip, teach) if plan.tree or teach else remote_tip
         apply(self, plan, new_tip, clock)
         return new_tip
 

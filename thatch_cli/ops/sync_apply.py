@@ -22,10 +22,12 @@ from ..sync.tree import LOCAL_REF, Snapshot
 from .sync_read import cache_entry
 
 
-def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None, last_tip: str | None) -> str:
-    """The merged tree as a commit on the remote's tip (and, when the last
-    synced commit is not in the remote's history any more, on that too),
-    set as the local refs/thatch/memories."""
+def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None, teach: set[str]) -> str:
+    """The merged tree as a commit on the remote's tip only, set as the
+    local refs/thatch/memories. Never on the last synced commit as well when
+    the remote's history lost it: after a purge (or a forced push) that
+    would publish again what was taken off. `teach`: purged text keys the
+    remote's purged.json lacks (the union is written)."""
     import hashlib
 
     git = step.git
@@ -38,9 +40,9 @@ def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None,
         step.seen.add(sha)
     if records.FORMAT_PATH not in snap_remote.others:
         blobs[records.FORMAT_PATH] = (json.dumps(records.FORMAT, indent=2) + "\n").encode()
+    if teach:
+        blobs[records.PURGED_PATH] = records.encode_purged(step.purged)
     parents = [remote_tip] if remote_tip else []
-    if last_tip and last_tip != remote_tip and not (remote_tip and git.is_ancestor(last_tip, remote_tip)):
-        parents.append(last_tip)
     counts = step.pushed
     message = (f"thatch sync: {counts['created']} new, {counts['updated']} changed, {counts['deleted']} forgotten"
                f"\n\nMemories of {step.repo.store}, shared by thatch sync.\n")
@@ -100,5 +102,6 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
         for loser in plan.losers:
             table.keep_version(conn, records.values_of(loser, store), "conflict", now)
         table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last),
+                                      "purged": records.encode_purged(step.purged).decode() if step.purged else None,
                                       "since": table.state(conn, store).get("since") or now})
     _embed(step, written)

@@ -17,11 +17,11 @@ from ..sync.records import Record
 from ..sync.tree import Snapshot
 
 CACHE_FILE = "thatch-sync-cache.json"
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 def load_cache(common_dir: Path) -> dict[str, list]:
-    """blob id -> [slug, label, digest, author, stamp, renamed_to] of every memory file
+    """blob id -> [slug, label, digest, author, stamp, renamed_to, text_key] of every memory file
     this repository read and found valid before: a blob's id is its
     content, so what was checked once need not be read again. Derived data,
     rebuilt from git when missing or damaged."""
@@ -41,7 +41,8 @@ def save_cache(common_dir: Path, cache: dict[str, list], keep: set[str]) -> None
 
 
 def cache_entry(record: Record) -> list:
-    return [record.slug, record.label, record.digest, record.author, str(record.stamp), record.renamed_to]
+    return [record.slug, record.label, record.digest, record.author, str(record.stamp), record.renamed_to,
+            record.text_key]
 
 
 def _full(step: Any, entry: Any) -> Record:
@@ -68,7 +69,7 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
         known = cache.get(entry.sha) if got is None else None
         if known is not None and known[0] == slug and hlc.parse(known[4]) is not None:
             got = Record(slug, known[1], None, known[3], hlc.parse(known[4]), digest=known[2],
-                         load=lambda entry=entry: _full(step, entry), renamed_to=known[5])
+                         load=lambda entry=entry: _full(step, entry), renamed_to=known[5], text_key=known[6])
         elif got is None:
             if entry.size > records.MAX_RECORD_BYTES:
                 got = f"{entry.size} bytes; the limit is {records.MAX_RECORD_BYTES}"
@@ -81,7 +82,10 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
                 except jsonl.Invalid as exc:
                     got = str(exc)
         memo[entry.sha] = got
-        if isinstance(got, Record):
+        if isinstance(got, Record) and not trusted and got.text_key in step.purged:
+            step.outcome.skipped.append({"path": one_line(entry.path), "reason": "its text was purged from the"
+                                         " remote (thatch sync purge); not taken"})
+        elif isinstance(got, Record):
             found[slug] = got
         elif not trusted:
             step.outcome.skipped.append({"path": one_line(entry.path), "reason": got})
@@ -139,3 +143,23 @@ def local_state(step: Any, store: str, last: dict[str, Record], remote: dict[str
                                       " credential; not shared (thatch sync --allow LABEL shares it anyway)",
                                       "rules": [f.to_json() for f in findings]})
     return state, excluded, local
+
+
+def purged_keys(git: Any, snapshot: Snapshot, known: str | None) -> set[str]:
+    """The text keys purged so far: the remote's purged.json and what this
+    database remembers (`known`, from its state)."""
+    keys = records.parse_purged(known.encode()) if known else set()
+    entry = snapshot.others.get(records.PURGED_PATH)
+    if entry is not None and entry.size <= records.MAX_PURGED * 50:
+        keys |= records.parse_purged(git.blobs([entry.sha]).get(entry.sha, b""))
+    return keys
+
+
+def hold_purged(step: Any, tree: dict[str, Record]) -> None:
+    """Take out of the next commit every version whose text was purged: it
+    stays here, reported as held, and is never published again."""
+    for slug, record in list(tree.items()):
+        if record.text_key in step.purged:
+            del tree[slug]
+            step.outcome.held.append({"slug": slug, "label": record.label, "reason": "its text was purged from"
+                                      " the remote (thatch sync purge); not shared again", "rules": []})

@@ -29,6 +29,10 @@ from ..support.slugs import slugify
 from . import hlc
 
 FORMAT_PATH = "format.json"
+# Tombstones of content: what `thatch sync purge` took off the remote, as
+# the sha1 of each purged text, so no clone publishes that text again.
+PURGED_PATH = "purged.json"
+MAX_PURGED = 10_000
 FORMAT = {"format": "thatch-memories", "version": 1,
           "about": "Memories shared by thatch sync: m/<2 hex of sha1(slug)>/<slug>.json, one per memory."}
 FORMAT_VERSION = 1
@@ -49,6 +53,26 @@ def slug_of(path: str) -> str | None:
     return slug if slug and path_of(slug) == path else None
 
 
+def text_key(content: str) -> str:
+    return hashlib.sha1(content.encode("utf-8")).hexdigest()
+
+
+def parse_purged(data: bytes) -> set[str]:
+    """The text keys a purged.json lists (anything else in it is ignored)."""
+    try:
+        keys = json.loads(data.decode("utf-8")).get("purged", [])
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return set()
+    if not isinstance(keys, list):
+        return set()
+    return {k for k in keys[:MAX_PURGED] if isinstance(k, str) and len(k) == 40
+            and all(c in "0123456789abcdef" for c in k)}
+
+
+def encode_purged(keys: set[str]) -> bytes:
+    return (json.dumps({"purged": sorted(keys)[:MAX_PURGED]}, indent=0) + "\n").encode()
+
+
 def digest_of(fields: Mapping[str, Any] | None) -> str:
     """What tells two versions of a memory apart: a hash of its synced
     fields ("deleted" for a tombstone)."""
@@ -67,13 +91,13 @@ class Record:
     cache of sync_read) holds only its digest until its fields are asked
     for, when `load` reads them."""
 
-    __slots__ = ("_digest", "_fields", "_load", "author", "label", "renamed_to", "slug", "stamp")
+    __slots__ = ("_digest", "_fields", "_load", "_text_key", "author", "label", "renamed_to", "slug", "stamp")
 
     def __init__(self, slug: str, label: str, fields: dict[str, Any] | None, author: str | None,
                  stamp: hlc.Stamp, *, digest: str | None = None, load: Callable[[], Record] | None = None,
-                 renamed_to: str | None = None) -> None:
+                 renamed_to: str | None = None, text_key: str | None = None) -> None:
         self.slug, self.label, self.author, self.stamp = slug, label, author, stamp
-        self.renamed_to = renamed_to
+        self.renamed_to, self._text_key = renamed_to, text_key
         self._fields: Any = _UNREAD if load is not None else fields
         self._digest, self._load = digest, load
 
@@ -88,6 +112,13 @@ class Record:
         if self._digest is None:
             self._digest = digest_of(self.fields)
         return self._digest
+
+    @property
+    def text_key(self) -> str | None:
+        """What a purge remembers of this version (None for a tombstone)."""
+        if self._text_key is None and self.fields is not None:
+            self._text_key = text_key(self.fields["content"])
+        return self._text_key
 
     @property
     def deleted(self) -> bool:

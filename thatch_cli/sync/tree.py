@@ -113,9 +113,6 @@ class Git:
         found = find_merge_base(self.repo, [a.encode(), b.encode()])
         return found[0].decode() if found else None
 
-    def is_ancestor(self, older: str, newer: str) -> bool:
-        return self.merge_base(older, newer) == older
-
     # -- reading -----------------------------------------------------------------------
 
     def snapshot(self, commit: str | None) -> Snapshot:
