@@ -24,7 +24,8 @@ from .render import table, tsv
     "thatch sync status",
     "thatch sync purge 'Old deploy key'",
     "thatch sync off",
-], json="sync: store, remote, status (synced, pulled, up to date, dry run, pull-only, deferred, offline),"
+], json="sync: store, remote, status (synced, pulled, up to date, dry run, pull-only, deferred, offline, refused,"
+        " disk_full: the last two with --background),"
         " dry_run, pulled and pushed (created, updated, deleted), conflicts (slug, label, winner, local, remote),"
         " held (slug, label, reason, rules), skipped (path, reason), unreviewed, commit, rounds, notices;"
         " init/off: store, remote, url, status, changes, notices; status: store, enabled, remote, url, base,"
@@ -34,7 +35,8 @@ from .render import table, tsv
           " branch listing shows. Nothing is shared before 'thatch sync init'; never the global store, memories"
           " marked private (remember --private, thatch private), branch-scoped ones (setting sync.branches) or"
           " one that looks like it holds a credential (unless --allow). Conflicting edits keep the newer one; the"
-          " other goes into thatch history. Offline is exit 7 (nothing lost; sync again).")
+          " other goes into thatch history. Offline or a silent server is exit 7 (nothing lost; sync again); a"
+          " push the server declines is pull-only; refused credentials exit 8; a full disk exit 6.")
 def sync(
     ctx: Context, out: Output, *,
     action: Annotated[str | None, Argument(metavar="ACTION", choices=ACTIONS, show_default=False,

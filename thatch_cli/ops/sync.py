@@ -18,14 +18,17 @@ teammate shared them).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import random
 import time
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from ..storage import sync as table
-from ..support.errors import InvalidInput, Unavailable
+from ..support.errors import DiskFull, InvalidInput, Refused, ThatchError, Unavailable
 from ..sync import hlc, merge, transport, tree
 from .context import Context
 from .sync_repo import Repository, locked, repository
@@ -73,17 +76,24 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
     outcome = Outcome(repo, dry_run)
     allowed = {_slug(label) for label in allow}
     timeout = float(ctx.setting("sync.timeout"))
+    stall = float(ctx.setting("sync.stall"))
     if push is None:
         push = fetch or bool(ctx.setting("sync.auto_push"))
     from .sync_read import load_cache, save_cache
 
-    shared = _Shared(allowed, timeout, load_cache(repo.common_dir))
-    with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
-        try:
-            return _rounds(ctx, git, repo, outcome, shared, fetch=fetch, push=push, background=background,
-                           dry_run=dry_run)
-        finally:
-            save_cache(repo.common_dir, shared.cache, shared.seen)
+    shared = _Shared(allowed, timeout, stall, load_cache(repo.common_dir))
+    try:
+        with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
+            try:
+                return _rounds(ctx, git, repo, outcome, shared, fetch=fetch, push=push, background=background,
+                               dry_run=dry_run)
+            finally:
+                save_cache(repo.common_dir, shared.cache, shared.seen)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        raise DiskFull(f"no space left to write under {repo.common_dir} ({exc.strerror}): free some space and sync"
+                       " again; nothing was lost", remote=repo.remote) from None
 
 
 class _Shared:
@@ -91,21 +101,21 @@ class _Shared:
     credential check, the git timeout, and the cache of files already read
     (with the blobs this sync saw, which the cache keeps)."""
 
-    __slots__ = ("allowed", "cache", "seen", "timeout")
+    __slots__ = ("allowed", "cache", "seen", "stall", "timeout")
 
-    def __init__(self, allowed: set[str], timeout: float, cache: dict) -> None:
-        self.allowed, self.timeout, self.cache, self.seen = allowed, timeout, cache, set()
+    def __init__(self, allowed: set[str], timeout: float, stall: float, cache: dict) -> None:
+        self.allowed, self.timeout, self.stall, self.cache, self.seen = allowed, timeout, stall, cache, set()
 
 
 def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, shared: _Shared, *, fetch: bool,
             push: bool, background: bool, dry_run: bool) -> Outcome:
-    timeout = shared.timeout
+    timeout, stall = shared.timeout, shared.stall
     for round_ in range(MAX_ROUNDS):
         outcome.rounds = round_ + 1
         if fetch or round_:
-            fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout)
+            fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout, stall)
             if not fetched.ok:
-                return _offline(ctx, outcome, repo, fetched, background)
+                return _failed(ctx, outcome, repo, fetched, background)
         remote_tip = git.ref(tree.tracking_ref(repo.remote))
         outcome.held, outcome.skipped = [], []
         step = _Round(ctx, git, repo, remote_tip, outcome, shared)
@@ -114,30 +124,28 @@ def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, sha
         if dry_run or not push or new_tip is None or new_tip == remote_tip:
             outcome.status = _settled(outcome, dry_run)
             break
-        pushed = transport.push(repo.top, ctx.env, repo.remote, new_tip, remote_tip, timeout)
+        pushed = transport.push(repo.top, ctx.env, repo.remote, new_tip, remote_tip, timeout, stall)
         kind = transport.classify(pushed)
         if kind == "ok":
             git.set_ref(tree.tracking_ref(repo.remote), remote_tip, new_tip)
             outcome.pushed = step.pushed
             outcome.status = "synced"
             break
-        if kind == "denied":
+        if kind in ("denied", "refused"):
             outcome.status = "pull-only"
             outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
-            outcome.notices.append(f"pull-only: {repo.remote} lets you fetch but not push ({pushed.reason()});"
-                                   " your memories stay here")
+            why = "the server declined the push" if kind == "refused" else "you may fetch but not push"
+            outcome.notices.append(f"pull-only: {why} ({pushed.reason()}); your memories are merged here and stay"
+                                   f" here: ask whoever runs {repo.remote} for push rights, or keep syncing to read")
             break
-        if kind == "offline":
-            return _offline(ctx, outcome, repo, pushed, background)
         if kind != "lease":
-            raise Unavailable(f"git push to {repo.remote} was refused ({pushed.reason()}); your memories are"
-                              " merged here and wait for the next sync", remote=repo.remote)
+            return _failed(ctx, outcome, repo, pushed, background)
         time.sleep(min(8.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
     else:
         outcome.status = "deferred"
         outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
-        outcome.notices.append(f"others kept pushing to {repo.remote}; your changes are merged here and will"
-                               " be pushed by the next sync")
+        outcome.notices.append(f"lease lost {MAX_ROUNDS} times: others kept pushing to {repo.remote}; your changes"
+                               " are merged here and the next sync pushes them")
     _record(ctx, repo.store, outcome)
     return outcome
 
@@ -148,14 +156,38 @@ def _settled(outcome: Outcome, dry_run: bool) -> str:
     return "pulled" if any(outcome.pulled.values()) else "up to date"
 
 
-def _offline(ctx: Context, outcome: Outcome, repo: Repository, result: transport.GitResult,
-             background: bool) -> Outcome:
-    message = (f"offline: cannot reach {repo.remote} ({result.reason()}); your memories are kept here and"
-               " sync next time")
+def failure(kind: str, result: transport.GitResult, repo: Repository, kept: str) -> ThatchError:
+    """The error a failed fetch or push means, named for what it is, with
+    what to do; `kept` says what became of the user's memories."""
+    remote, reason = repo.remote, result.reason()
+    if kind == "disk_full" or (kind != "auth" and _no_space(repo.common_dir)):
+        return DiskFull(f"no space left under {repo.common_dir} ({reason}): free some space and sync again; {kept}",
+                        remote=remote)
+    if kind in ("auth", "denied"):
+        return Refused(f"{remote} does not accept this machine's credentials ({reason}): check the ssh key or"
+                       f" token ('git fetch {remote}' shows the same); {kept}", remote=remote)
+    if result.stalled:
+        return Offline(f"offline: {remote} stopped answering ({reason}); {kept}", retryable=True, remote=remote)
+    return Offline(f"offline: cannot reach {remote} ({reason}); {kept}", retryable=True, remote=remote)
+
+
+def _no_space(path: Path) -> bool:
+    """Whether the disk holding `path` is (all but) full: git does not always
+    say so (a ref it cannot write is "unable to update local ref")."""
+    try:
+        found = os.statvfs(path)
+    except OSError:
+        return False
+    return found.f_bavail * found.f_frsize < 1 << 20
+
+
+def _failed(ctx: Context, outcome: Outcome, repo: Repository, result: transport.GitResult,
+            background: bool) -> Outcome:
+    error = failure(transport.classify(result), result, repo, "your memories are kept here and sync next time")
     if not background:
-        raise Offline(message, retryable=True, remote=repo.remote)
-    outcome.status = "offline"
-    outcome.notices.append(message)
+        raise error
+    outcome.status = "offline" if isinstance(error, Offline) else error.code
+    outcome.notices.append(error.message)
     _record(ctx, repo.store, outcome)
     return outcome
 

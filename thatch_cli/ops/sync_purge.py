@@ -18,11 +18,11 @@ from typing import Any
 
 from ..memory import jsonl
 from ..storage import sync as table
-from ..support.errors import NotFound, ThatchError
+from ..support.errors import NotFound, Refused
 from ..support.slugs import slugify
 from ..sync import gitconfig, hlc, records, transport, tree
 from .context import Context
-from .sync import Offline
+from .sync import Offline, failure
 from .sync_repo import locked, repository
 
 ROUNDS = 5
@@ -64,14 +64,13 @@ def _texts(ctx: Context, store: str, slug: str, old: records.Record | None) -> s
 
 def purge(ctx: Context, label: str) -> Purged:
     repo = repository(ctx, need_enabled=True)
-    timeout = float(ctx.setting("sync.timeout"))
+    timeout, stall = float(ctx.setting("sync.timeout")), float(ctx.setting("sync.stall"))
     slug = slugify(label)
     with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
         for round_ in range(ROUNDS):
-            fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout)
+            fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout, stall)
             if not fetched.ok:
-                raise Offline(f"offline: cannot reach {repo.remote} ({fetched.reason()}); nothing was purged",
-                              retryable=True)
+                raise failure(transport.classify(fetched), fetched, repo, "nothing was purged")
             tip = git.ref(tree.tracking_ref(repo.remote))
             snap = git.snapshot(tip)
             entry = snap.memories.get(slug) or snap.memories.get(label)
@@ -99,7 +98,7 @@ def purge(ctx: Context, label: str) -> Purged:
             commit = git.write_commit(snap, files, [], gitconfig.identity(repo.top, ctx.env),
                                       f"thatch sync purge: {name}\n\nRewritten without history by thatch sync"
                                       " purge.\n", now=int(time.time()))
-            pushed = transport.push(repo.top, ctx.env, repo.remote, commit, tip, timeout)
+            pushed = transport.push(repo.top, ctx.env, repo.remote, commit, tip, timeout, stall)
             kind = transport.classify(pushed)
             if kind == "ok":
                 git.set_ref(tree.tracking_ref(repo.remote), tip, commit)
@@ -109,10 +108,10 @@ def purge(ctx: Context, label: str) -> Purged:
                     table.set_state(conn, repo.store, {"base": commit, "hlc": str(clock.last),
                                                        "purged": records.encode_purged(purged).decode()})
                 return Purged(repo.store, repo.remote, slug, name, commit, db.exists(repo.store, slug))
-            if kind == "offline":
-                raise Offline(f"offline: cannot push to {repo.remote} ({pushed.reason()}); nothing was purged",
-                              retryable=True)
+            if kind in ("denied", "refused"):
+                raise Refused(f"{repo.remote} refused the rewrite ({pushed.reason()}): purging needs the right to"
+                              " force-push refs/thatch/memories; nothing was purged", remote=repo.remote)
             if kind != "lease":
-                raise ThatchError(f"git push to {repo.remote} failed: {pushed.reason()}; nothing was purged")
+                raise failure(kind, pushed, repo, "nothing was purged")
             time.sleep(min(4.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
     raise Offline(f"others kept pushing to {repo.remote}; nothing was purged, try again", retryable=True)
