@@ -30,6 +30,7 @@ from typing import Any
 from ..storage import sync as table
 from ..support.errors import DiskFull, InvalidInput, Refused, ThatchError, Unavailable
 from ..sync import hlc, merge, transport, tree
+from ..sync.tree import Snapshot
 from .context import Context
 from .sync_repo import Repository, locked, repository
 
@@ -233,8 +234,8 @@ class _Round:
         base_tip = self.git.merge_base(last_tip, remote_tip)
         snap_remote = self.git.snapshot(remote_tip)
         self.git.check_format(snap_remote)
-        self.purged = purged_keys(self.git, snap_remote, state.get("purged"))
         remote_purged = purged_keys(self.git, snap_remote, None)
+        self.purged = remote_purged | purged_keys(self.git, Snapshot.empty(), state.get("purged"))
         last = read_side(self, self.git.snapshot(last_tip), trusted=True)
         base = last if base_tip == last_tip else read_side(self, self.git.snapshot(base_tip), trusted=True)
         remote = read_side(self, snap_remote, trusted=False)
@@ -256,7 +257,9 @@ class _Round:
         if dry_run:
             return None
         from .sync_apply import apply, commit
+        from .sync_read import read_fields
 
+        read_fields(self, [record for record, _ in plan.apply], snap_remote)
         teach = self.purged - remote_purged  # purges the remote lost (an old clone's push) or never had
         new_tip = commit(self, snap_remote, plan, remote_tip, teach) if plan.tree or teach else remote_tip
         apply(self, plan, new_tip, clock)

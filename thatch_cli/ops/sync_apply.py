@@ -16,7 +16,7 @@ from ..memory.records import SYNCED_FIELDS
 from ..storage import sync as table
 from ..support.errors import ModelUnavailable
 from ..support.textsafe import one_line
-from ..sync import gitconfig, hlc, records
+from ..sync import hlc, records
 from ..sync.merge import Plan
 from ..sync.tree import LOCAL_REF, Snapshot
 from .sync_read import cache_entry
@@ -46,7 +46,7 @@ def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None,
     counts = step.pushed
     message = (f"thatch sync: {counts['created']} new, {counts['updated']} changed, {counts['deleted']} forgotten"
                f"\n\nMemories of {step.repo.store}, shared by thatch sync.\n")
-    sha = git.write_commit(snap_remote, blobs, parents, gitconfig.identity(step.repo.top, step.ctx.env), message,
+    sha = git.write_commit(snap_remote, blobs, parents, step.git.identity(), message,
                            now=int(time.time()))
     git.set_ref(LOCAL_REF, git.ref(LOCAL_REF), sha)
     return sha
@@ -80,7 +80,7 @@ def _embed(step: Any, written: list[tuple[str, str]]) -> None:
 def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
     ctx, db, store = step.ctx, step.db, step.repo.store
     review = bool(ctx.setting("sync.review"))
-    me = gitconfig.identity(step.repo.top, ctx.env)
+    me = step.git.identity() if plan.apply else None  # a sync with nothing to write asks git nothing
     now = ctx.now()
     written: list[tuple[str, str]] = []
     with db.transaction() as conn:

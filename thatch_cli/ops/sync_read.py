@@ -45,6 +45,19 @@ def cache_entry(record: Record) -> list:
             record.text_key]
 
 
+def read_fields(step: Any, wanted: list[Record], snapshot: Snapshot) -> None:
+    """Read the fields of the cached records of `snapshot` in `wanted` in one
+    pass (one `git cat-file --batch`), not one by one: a restored database
+    over an existing cache takes every memory at once."""
+    shas = {r.slug: snapshot.memories[r.slug].sha for r in wanted if r.unread and r.slug in snapshot.memories}
+    data = step.git.blobs(shas.values())
+    now = step.ctx.now()
+    for record in wanted:
+        sha = shas.get(record.slug)
+        if sha in data:
+            record.provide(records.parse(snapshot.memories[record.slug].path, data[sha], now).fields)
+
+
 def _full(step: Any, entry: Any) -> Record:
     """The record in a file known to be valid (its fields, when first needed)."""
     data = step.git.blobs([entry.sha]).get(entry.sha, b"")
@@ -99,15 +112,12 @@ def local_state(step: Any, store: str, last: dict[str, Record], remote: dict[str
                 clock: hlc.Clock) -> tuple[dict[str, tuple], set[str], dict[str, Record]]:
     """(slug -> the row's state as read, slugs kept out of the merge, slug ->
     this database's record of it)."""
-    from ..sync.gitconfig import identity
-
     conn = step.db.conn
     rows = {row["slug"]: row for row in table.rows(conn, store)}
     state = {slug: tuple(r[name] for name in SYNCED_FIELDS) for slug, r in rows.items()}
     excluded = table.private_slugs(conn, store)
     if not step.ctx.setting("sync.branches"):
         excluded |= {slug for slug, r in rows.items() if r["branch"] and slug not in last}
-    me = identity(step.repo.top, step.ctx.env)
 
     now = hlc.millis_of(step.ctx.now())
 
@@ -128,7 +138,7 @@ def local_state(step: Any, store: str, last: dict[str, Record], remote: dict[str
     since = hlc.millis_of(table.state(conn, store).get("since"))
     shown = {slug: r.label for slug, r in remote.items() if since and not r.deleted and slug not in rows
              and slug not in last and hlc.millis_of(table.deleted_at(conn, store, slug)) >= since}
-    local = merge.local_records(rows, last, excluded, clock, me, changed_at, left, now, shown)
+    local = merge.local_records(rows, last, excluded, clock, step.git.identity, changed_at, left, now, shown)
     scanner = None
     for slug, record in list(local.items()):
         if record.deleted or slug in step.allowed or record.same(last.get(slug)):

@@ -67,7 +67,7 @@ class Plan:
 
 
 def local_records(rows: Mapping[str, Mapping[str, Any]], last: Mapping[str, Record], excluded: set[str],
-                  clock: hlc.Clock, me: str | None, changed_at: Callable[[str], int],
+                  clock: hlc.Clock, me: Callable[[], str | None], changed_at: Callable[[str], int],
                   left: Callable[[str], tuple[str | None, int | None]], now: int,
                   shown: Mapping[str, str] | None = None) -> dict[str, Record]:
     """This database's version of each memory it knows: a row as it is now
@@ -78,7 +78,8 @@ def local_records(rows: Mapping[str, Mapping[str, Any]], last: Mapping[str, Reco
     `shows` that this database forgot is a tombstone too, even when the last
     synced commit is lost (a deleted ref, pruned and collected): a forget
     made here is never dropped. Stamps are issued in the order the changes
-    were made, so a sync never makes an earlier change look later."""
+    were made, so a sync never makes an earlier change look later. `me`
+    (who commits here) is asked only when something changed."""
     found: dict[str, Record] = {}
     pending: list[tuple[int, str, Record]] = []
     shown = shown or {}
@@ -87,7 +88,7 @@ def local_records(rows: Mapping[str, Mapping[str, Any]], last: Mapping[str, Reco
             continue
         row, previous = rows.get(slug), last.get(slug)
         if row is not None:
-            record = records.from_row(row, me, hlc.ZERO)
+            record = records.from_row(row, None, hlc.ZERO)
             if record.same(previous):
                 record.author, record.stamp = previous.author, previous.stamp
             else:
@@ -99,13 +100,13 @@ def local_records(rows: Mapping[str, Mapping[str, Any]], last: Mapping[str, Reco
             if renamed_to is not None and slugify(renamed_to) in excluded:
                 renamed_to = None  # moved out of what is shared: the remote never learns its new label
             label = previous.label if previous is not None else shown[slug]
-            record = records.tombstone(slug, label, me, hlc.ZERO, renamed_to)
+            record = records.tombstone(slug, label, None, hlc.ZERO, renamed_to)
             pending.append((now if at is None else at, slug, record))
         else:
             record = previous
         found[slug] = record
     for at, _slug, record in sorted(pending, key=lambda item: (item[0], item[1])):
-        record.stamp = clock.issue(at)
+        record.author, record.stamp = me(), clock.issue(at)
     return found
 
 

@@ -114,6 +114,15 @@ class Record:
         return self._digest
 
     @property
+    def unread(self) -> bool:
+        """Known from the cache only: its fields are read when first asked for."""
+        return self._fields is _UNREAD
+
+    def provide(self, fields: dict[str, Any] | None) -> None:
+        """Its fields, read together with others' (sync_read.read_fields)."""
+        self._fields = fields
+
+    @property
     def text_key(self) -> str | None:
         """What a purge remembers of this version (None for a tombstone)."""
         if self._text_key is None and self.fields is not None:

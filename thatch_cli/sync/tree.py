@@ -25,6 +25,8 @@ FILE_MODE = 0o100644
 TREE_MODE = 0o040000
 
 
+FEW_BLOBS = 16
+
 class RemoteRefused(ThatchError):
     """The remote's memories ref holds something thatch will not read."""
 
@@ -64,6 +66,15 @@ class Git:
         self.top, self.env = top, dict(env)
         self._repo = None
         self._snapshots: dict[str, Snapshot] = {}
+        self._identity: str | None = None
+
+    def identity(self) -> str:
+        """Who commits here (`git var`, asked once: a sync needs it several times)."""
+        if self._identity is None:
+            from .gitconfig import identity
+
+            self._identity = identity(self.top, self.env)
+        return self._identity
 
     @property
     def repo(self):
@@ -165,10 +176,19 @@ class Git:
                                 f" reads format {records.FORMAT_VERSION}: upgrade thatch to sync")
 
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
-        """The content of each blob (one `git cat-file --batch`)."""
+        """The content of each blob (one `git cat-file --batch`, or dulwich
+        for a few)."""
         wanted = list(dict.fromkeys(shas))
         if not wanted:
             return {}
+        if len(wanted) <= FEW_BLOBS:  # read here: a process costs more than a few small objects
+            store, found = self.repo.object_store, {}
+            for sha in wanted:
+                try:
+                    found[sha] = store[sha.encode()].as_raw_string()
+                except KeyError:
+                    continue
+            return found
         out = self.run("cat-file", "--batch", data=("\n".join(wanted) + "\n").encode())
         found: dict[str, bytes] = {}
         at = 0
