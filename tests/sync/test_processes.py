@@ -1,6 +1,6 @@
 """How many git processes one sync starts: a no-op sync asks git for its
-remote, fetches and lists the tree; one change adds who commits and the
-push; a restored database over an existing cache reads every file in one
+remote, fetches and lists the tree; one change nobody raced adds who commits and
+the push, and needs no fetch; a restored database over an existing cache reads every file in one
 pass, not one `git cat-file` per memory. Counted with a `git` on PATH that
 logs each call of thatch's own (not the ones git starts for itself)."""
 
@@ -48,10 +48,20 @@ def test_a_sync_starts_few_git_processes(team, counted):
     calls = counted(ann)
     calls()
     assert ann.sync()["status"] == "up to date"
-    assert calls() == ["config", "fetch", "ls-tree"]
+    assert sorted(calls()) == ["config", "fetch", "ls-tree"]
+    # One change nobody raced: pushed against the tip fetched last (the lease checks it), no fetch.
     ann.ok("remember", "Second", "Two.")
     assert ann.sync()["status"] == "synced"
-    assert sorted(calls()) == sorted(["config", "fetch", "ls-tree", "var", "push"])
+    assert sorted(calls()) == ["config", "ls-tree", "push", "var"]
+    # Someone pushed meanwhile: the lease loses, and the next round fetches and merges.
+    bob.ok("remember", "Bob's", "Three.")
+    bob.sync()
+    ann.ok("remember", "Third", "Four.")
+    report = ann.sync()
+    assert report["status"] == "synced" and report["pulled"]["created"] == 1 and report["rounds"] == 1
+    assert ann.labels() == ["Bob's", "First", "Second", "Third"]
+    bob.sync()
+    assert bob.labels() == ann.labels()
 
 
 def test_a_restored_database_reads_the_tree_in_one_pass(team, counted):

@@ -110,43 +110,60 @@ class _Shared:
 
 def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, shared: _Shared, *, fetch: bool,
             push: bool, background: bool, dry_run: bool) -> Outcome:
+    """Fetch, merge, commit, push, until the push's lease holds. With local
+    changes to push, the first round skips the fetch and pushes what merges
+    with the tip git fetched last (the lease checks that the remote is still
+    there): when nobody pushed meanwhile there is nothing to fetch, and one
+    round trip to the server is saved. Otherwise the lease loses and the
+    next round fetches."""
     timeout, stall = shared.timeout, shared.stall
-    for round_ in range(MAX_ROUNDS):
-        outcome.rounds = round_ + 1
-        if fetch or round_:
+    tracking = tree.tracking_ref(repo.remote)
+    optimistic = fetch and push and not dry_run and git.ref(tracking) is not None
+    declined: str | None = None
+    for round_ in range(MAX_ROUNDS + optimistic):
+        outcome.rounds = round_ + 1 - optimistic if round_ else 1
+        first_guess = optimistic and round_ == 0
+        if (fetch or round_) and not first_guess:
             fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout, stall)
             if not fetched.ok:
                 return _failed(ctx, outcome, repo, fetched, background)
-        remote_tip = git.ref(tree.tracking_ref(repo.remote))
+        remote_tip = git.ref(tracking)
         outcome.held, outcome.skipped = [], []
         step = _Round(ctx, git, repo, remote_tip, outcome, shared)
         new_tip = step.run(dry_run)
         outcome.commit = new_tip
-        if dry_run or not push or new_tip is None or new_tip == remote_tip:
+        if dry_run or not push or declined or new_tip is None or new_tip == remote_tip:
+            if first_guess:
+                continue  # nothing of ours to push: fetch what others pushed
             outcome.status = _settled(outcome, dry_run)
             break
         pushed = transport.push(repo.top, ctx.env, repo.remote, new_tip, remote_tip, timeout, stall)
         kind = transport.classify(pushed)
         if kind == "ok":
-            git.set_ref(tree.tracking_ref(repo.remote), remote_tip, new_tip)
+            git.set_ref(tracking, remote_tip, new_tip)
             outcome.pushed = step.pushed
             outcome.status = "synced"
             break
         if kind in ("denied", "refused"):
-            outcome.status = "pull-only"
-            outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
             why = "the server declined the push" if kind == "refused" else "you may fetch but not push"
-            outcome.notices.append(f"pull-only: {why} ({pushed.reason()}); your memories are merged here and stay"
-                                   f" here: ask whoever runs {repo.remote} for push rights, or keep syncing to read")
+            declined = (f"pull-only: {why} ({pushed.reason()}); your memories are merged here and stay here: ask"
+                        f" whoever runs {repo.remote} for push rights, or keep syncing to read")
+            if first_guess:
+                continue  # still fetch and merge what others pushed
             break
         if kind != "lease":
             return _failed(ctx, outcome, repo, pushed, background)
-        time.sleep(min(8.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
+        if not first_guess:
+            time.sleep(min(8.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
     else:
         outcome.status = "deferred"
         outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
         outcome.notices.append(f"lease lost {MAX_ROUNDS} times: others kept pushing to {repo.remote}; your changes"
                                " are merged here and the next sync pushes them")
+    if declined:
+        outcome.status = "pull-only"
+        outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
+        outcome.notices.append(declined)
     _record(ctx, repo.store, outcome)
     return outcome
 
