@@ -158,10 +158,14 @@ def _report(out: Output, outcome) -> None:
         out.notice(notice)
     for conflict in outcome.conflicts:
         loser = conflict["remote" if conflict["winner"] == "local" else "local"]
+        by = f" (by {loser['author']})" if loser["author"] else ""
+        if loser["deleted"]:  # a forget that lost is not a version: nothing of it is kept
+            out.notice(f"conflict: {conflict['label']!r} was forgotten on one side and changed later on the other;"
+                       f" kept the later change, the forget{by} was undone")
+            continue
         out.notice(f"conflict: {conflict['label']!r} changed on both sides; kept the newer"
-                   f" ({conflict['winner']}) version, the other"
-                   + (f" (by {loser['author']})" if loser["author"] else "")
-                   + f" is in its history: thatch history {_quoted(conflict['label'])}")
+                   f" ({conflict['winner']}) version, the other{by} is in its history: thatch history"
+                   f" {_quoted(conflict['label'])}")
     for held in outcome.held:
         rules = ", ".join(f"{r['rule']}: {r['excerpt']}" for r in held["rules"])
         out.notice(f"held back: {held['label']!r} {held['reason']}" + (f" [{rules}]" if rules else ""))

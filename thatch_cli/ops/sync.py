@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..storage import sync as table
-from ..support.errors import DiskFull, InvalidInput, Refused, ThatchError, Unavailable
+from ..support.errors import DiskFull, InvalidInput, NotFound, Refused, ThatchError, Unavailable
 from ..sync import hlc, merge, transport, tree
 from ..sync.tree import Snapshot
 from .context import Context
@@ -75,7 +75,7 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
     unless the hook asked (then the sync.auto_push setting decides)."""
     repo = repository(ctx, need_enabled=True)
     outcome = Outcome(repo, dry_run)
-    allowed = {_slug(label) for label in allow}
+    allowed = _allowed(ctx, repo.store, allow)
     timeout = float(ctx.setting("sync.timeout"))
     stall = float(ctx.setting("sync.stall"))
     if push is None:
@@ -221,12 +221,28 @@ def _record(ctx: Context, store: str, outcome: Outcome) -> None:
         outcome.unreviewed = len(table.unreviewed(conn, store))
 
 
-def _slug(label: str) -> str:
+def _allowed(ctx: Context, store: str, labels: Iterable[str]) -> set[str]:
+    """The slugs --allow names; a label the store does not hold is refused
+    (a typo would otherwise share nothing, silently), with a did-you-mean."""
     from ..support.slugs import slugify
 
-    if not label.strip():
-        raise InvalidInput("--allow needs a label")
-    return slugify(label)
+    labels = list(labels)
+    if not labels:
+        return set()
+    known = {m.slug: m.label for m in ctx.db().list([store], archived=None)}
+    found = set()
+    for label in labels:
+        if not label.strip():
+            raise InvalidInput("--allow needs a label")
+        slug = slugify(label)
+        if slug not in known:
+            from ..support.suggest import close, did_you_mean
+
+            near = close(label, known.values())
+            raise NotFound(f"--allow: no memory labelled {label!r} in {store}{did_you_mean(near)}; nothing was"
+                           " synced", label=label, store=store, suggestions=near)
+        found.add(slug)
+    return found
 
 
 class _Round:
