@@ -44,3 +44,15 @@ def test_init_says_who_can_read_once_at_a_terminal(team):
     code, screen = thatch_pty(["sync", "init"], env=ann.env, cwd=ann.path, answer="y\n")
     assert code == 0, screen
     assert screen.count("anyone who can fetch from it can read them") == 1, screen
+
+
+def test_list_shows_whose_a_memory_is_on_a_terminal(team):
+    ann, bob = team(2)
+    ann.ok("remember", "Shared note", "From ann.")
+    ann.sync(), bob.sync()
+    bob.ok("remember", "Own note", "Bob's own.")
+    code, screen = thatch_pty(["list"], env={**bob.env, "THATCH_MODEL": "fake:64", "THATCH_DAEMON": "0"},
+                              cwd=bob.path, cols=160)
+    assert code == 0, screen
+    row = next(line for line in screen.splitlines() if "Shared note" in line)
+    assert "Ann <ann@example.com>" in row, screen
