@@ -56,3 +56,17 @@ def test_list_shows_whose_a_memory_is_on_a_terminal(team):
     assert code == 0, screen
     row = next(line for line in screen.splitlines() if "Shared note" in line)
     assert "Ann <ann@example.com>" in row, screen
+
+
+def test_two_machines_without_a_git_identity_get_distinct_authors(team):
+    ann, bob = team(2)
+    for clone in (ann, bob):
+        for key in ("GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "USER",
+                    "EMAIL", "LOGNAME"):
+            clone.env.pop(key, None)
+        clone.git("config", "user.useConfigOnly", "true")  # git knows no identity: `git var` fails
+    ann.ok("remember", "From ann", "One.")
+    bob.ok("remember", "From bob", "Two.")
+    ann.sync(), bob.sync(), ann.sync()
+    authors = {ann.memory("From bob")["author"], bob.memory("From ann")["author"]}
+    assert len(authors) == 2 and None not in authors, authors

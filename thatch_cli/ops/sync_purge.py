@@ -20,7 +20,7 @@ from ..memory import jsonl
 from ..storage import sync as table
 from ..support.errors import NotFound, Refused
 from ..support.slugs import slugify
-from ..sync import gitconfig, hlc, records, transport, tree
+from ..sync import hlc, records, transport, tree
 from .context import Context
 from .sync import Offline, failure
 from .sync_repo import locked, repository
@@ -89,13 +89,14 @@ def purge(ctx: Context, label: str) -> Purged:
             clock = hlc.Clock(table.node_id(db.conn, random.getrandbits(40).to_bytes(5, "big").hex()),
                               hlc.parse(state.get("hlc")))
             clock.see(old.stamp if old else None)
-            stone = records.tombstone(slug, name, gitconfig.identity(repo.top, ctx.env),
+            git.anonymous = f"thatch-{clock.node}"
+            stone = records.tombstone(slug, name, git.identity(),
                                       clock.issue(hlc.millis_of(ctx.now())))
             from .sync_read import purged_keys
 
             purged = purged_keys(git, snap, state.get("purged")) | _texts(ctx, repo.store, slug, old)
             files = {entry.path: stone.encode(), records.PURGED_PATH: records.encode_purged(purged)}
-            commit = git.write_commit(snap, files, [], gitconfig.identity(repo.top, ctx.env),
+            commit = git.write_commit(snap, files, [], git.identity(),
                                       f"thatch sync purge: {name}\n\nRewritten without history by thatch sync"
                                       " purge.\n", now=int(time.time()))
             pushed = transport.push(repo.top, ctx.env, repo.remote, commit, tip, timeout, stall)

@@ -107,11 +107,15 @@ def _drop_specs(top: Path, env: Mapping[str, str], keep: str | None = None) -> l
     return changed
 
 
-def identity(top: Path, env: Mapping[str, str]) -> str:
-    """`Name <email>` as git would sign a commit here."""
+def identity(top: Path, env: Mapping[str, str], anonymous: str = "thatch") -> str:
+    """`Name <email>` as git would sign a commit here; without any identity
+    git knows, `anonymous` (a name of this database's own, so two machines
+    without one are still told apart) at this host."""
     result = _git(top, env, "var", "GIT_COMMITTER_IDENT")
     if result.returncode == 0 and ">" in result.stdout:
         return result.stdout.rsplit(">", 1)[0].strip() + ">"
-    name = get(top, env, "user.name") or env.get("USER") or "thatch"
-    email = get(top, env, "user.email") or f"{name}@localhost"
+    import socket
+
+    name = get(top, env, "user.name") or env.get("USER") or anonymous
+    email = get(top, env, "user.email") or f"{name}@{socket.gethostname() or 'localhost'}"
     return f"{name} <{email}>"

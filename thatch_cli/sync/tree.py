@@ -67,13 +67,14 @@ class Git:
         self._repo = None
         self._snapshots: dict[str, Snapshot] = {}
         self._identity: str | None = None
+        self.anonymous = "thatch"  # the name when git knows none (sync sets one of the database's own)
 
     def identity(self) -> str:
         """Who commits here (`git var`, asked once: a sync needs it several times)."""
         if self._identity is None:
             from .gitconfig import identity
 
-            self._identity = identity(self.top, self.env)
+            self._identity = identity(self.top, self.env, self.anonymous)
         return self._identity
 
     @property
