@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from ..ops.context import Context
 from ..ops.sync_setup import ACTIONS
@@ -81,9 +81,40 @@ def sync(
         return _background(ctx, out, from_hook)
     from ..ops.sync import sync as run
 
-    outcome = run(ctx, dry_run=dry_run, allow=allow or [])
+    embedding = _Embedding(ctx, out)
+    try:
+        outcome = run(ctx, dry_run=dry_run, allow=allow or [], progress=embedding)
+    finally:
+        embedding.close()
     _report(out, outcome)
     return EXIT_ATTENTION if outcome.attention else 0
+
+
+class _Embedding:
+    """Progress of embedding what a sync brought in (after its lock is
+    released), shown only for a pull of more than one batch: a bar at a
+    terminal, a line every few seconds elsewhere."""
+
+    def __init__(self, ctx: Context, out: Output) -> None:
+        self.ctx, self.out = ctx, out
+        self.scope: Any = None
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int | None) -> None:
+        from ..ops.sync_apply import BATCH
+
+        if self.bar is None:
+            if not total or total <= BATCH or done >= total:
+                return
+            from .progress import ProgressBar
+
+            self.scope = ProgressBar.for_output(self.out, "Embedding incoming memories", self.ctx, unit="memories")
+            self.bar = self.scope.__enter__()
+        self.bar(done, total)
+
+    def close(self) -> None:
+        if self.scope is not None:
+            self.scope.__exit__(None, None, None)
 
 
 def _background(ctx: Context, out: Output, from_hook: bool) -> int:

@@ -23,7 +23,7 @@ import json
 import os
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -69,10 +69,14 @@ class Outcome:
 
 
 def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), background: bool = False,
-         fetch: bool = True, push: bool | None = None) -> Outcome:
+         fetch: bool = True, push: bool | None = None,
+         progress: Callable[[int, int | None], None] | None = None) -> Outcome:
     """One sync of the repository's store (see the module doc). `fetch`
     False merges what git already fetched (the git hook); `push` None pushes
-    unless the hook asked (then the sync.auto_push setting decides)."""
+    unless the hook asked (then the sync.auto_push setting decides).
+    What came in is searchable by keywords as soon as its rows are written;
+    it is embedded after the sync lock is released (`progress` is told how
+    far), so another sync never waits for the model."""
     repo = repository(ctx, need_enabled=True)
     outcome = Outcome(repo, dry_run)
     allowed = _allowed(ctx, repo.store, allow)
@@ -86,8 +90,8 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
     try:
         with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
             try:
-                return _rounds(ctx, git, repo, outcome, shared, fetch=fetch, push=push, background=background,
-                               dry_run=dry_run)
+                outcome = _rounds(ctx, git, repo, outcome, shared, fetch=fetch, push=push, background=background,
+                                  dry_run=dry_run)
             finally:
                 save_cache(repo.common_dir, shared.cache, shared.seen)
     except OSError as exc:
@@ -95,6 +99,11 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
             raise
         raise DiskFull(f"no space left to write under {repo.common_dir} ({exc.strerror}): free some space and sync"
                        " again; nothing was lost", remote=repo.remote) from None
+    if shared.written:
+        from .sync_apply import embed
+
+        embed(ctx, repo.store, shared.written, outcome, progress)
+    return outcome
 
 
 class _Shared:
@@ -102,10 +111,11 @@ class _Shared:
     credential check, the git timeout, and the cache of files already read
     (with the blobs this sync saw, which the cache keeps)."""
 
-    __slots__ = ("allowed", "cache", "seen", "stall", "timeout")
+    __slots__ = ("allowed", "cache", "seen", "stall", "timeout", "written")
 
     def __init__(self, allowed: set[str], timeout: float, stall: float, cache: dict) -> None:
         self.allowed, self.timeout, self.stall, self.cache, self.seen = allowed, timeout, stall, cache, set()
+        self.written: list[tuple[str, str]] = []  # (slug, content) that came in, to embed after the lock
 
 
 def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, shared: _Shared, *, fetch: bool,
@@ -252,6 +262,7 @@ class _Round:
                  shared: _Shared) -> None:
         self.ctx, self.git, self.repo, self.remote_tip = ctx, git, repo, remote_tip
         self.outcome, self.allowed, self.cache, self.seen = outcome, shared.allowed, shared.cache, shared.seen
+        self.written = shared.written
         self.db = ctx.db()
         self.pushed = {"created": 0, "updated": 0, "deleted": 0}
         self._parsed: dict[str, Any] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..memory.records import SYNCED_FIELDS
@@ -56,25 +57,31 @@ BATCH = 256
 CONTENT = SYNCED_FIELDS.index("content")  # in a row's state as the merge read it
 
 
-def _embed(step: Any, written: list[tuple[str, str]]) -> None:
+def embed(ctx: Any, store: str, written: list[tuple[str, str]], outcome: Any,
+          progress: Callable[[int, int | None], None] | None) -> None:
     """Vectors for the incoming memories whose text is new here, in batches
-    after their rows are written (keyword recall finds them at once); a
+    after their rows are written (keyword recall finds them at once) and
+    after the sync lock is released (the daemon embeds when it runs); a
     memory edited meanwhile keeps its own. No model: a notice, and `thatch
     reindex` embeds them later."""
     from ..storage import vectors
 
-    db, store = step.db, step.repo.store
+    db = ctx.db()
     for start in range(0, len(written), BATCH):
+        if progress is not None:
+            progress(start, len(written))
         batch = written[start:start + BATCH]
         try:
-            embedded = step.ctx.engine().embed_passages([content for _, content in batch])
+            embedded = ctx.engine().embed_passages([content for _, content in batch])
         except ModelUnavailable as exc:
-            step.outcome.notices.append(f"incoming memories saved without vectors ({exc.message}); keyword recall"
-                                        " finds them, 'thatch reindex' embeds them once the model loads")
+            outcome.notices.append(f"incoming memories saved without vectors ({exc.message}); keyword recall"
+                                   " finds them, 'thatch reindex' embeds them once the model loads")
             return
         with db.transaction():
             for (slug, content), blob in zip(batch, embedded.blobs):
                 vectors.set_vector(db, store, slug, content, blob, embedded.model)
+    if progress is not None:
+        progress(len(written), len(written))
 
 
 def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
@@ -104,4 +111,4 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
         table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last),
                                       "purged": records.encode_purged(step.purged).decode() if step.purged else None,
                                       "since": table.state(conn, store).get("since") or now})
-    _embed(step, written)
+    step.written.extend(written)
