@@ -13,6 +13,11 @@ without openssh-server). Measured, as medians over --runs:
   * 4 writers editing a shared pool of 50 memories and syncing at once, for
     5 rounds: conflicts per edit, rounds lost to the lease, and the time
     until all four hold the same memories;
+  * against plain git over the same sshd, in the same run (--only ratios):
+    one changed memory from A to B (A's sync, then B's) against `git
+    commit` + `git push` + the other clone's `git fetch` of one small file,
+    and a no-op sync against a no-op `git fetch`, with the ratios of the
+    medians;
   * how long after a teammate's `thatch sync` a plain `git fetch` makes the
     new memory findable here, by keywords (its row is in the keyword index)
     and by meaning (it has a vector): thatch's git hook imports it in the
@@ -270,6 +275,47 @@ def findable(args, rows: list) -> None:
              ("a teammate's new memory, after git fetch: found by meaning (has its vector)", meaning, "s")]
 
 
+def ratios(args, rows: list, ssh: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="thatch-sync-") as tmp:
+        base = Path(tmp)
+        bare, (ann, bob) = team(base, 2, args.model, ssh)
+        fill(ann, min(args.memories, 200))
+        ann.sync(), bob.sync()
+        plain = base / "plain.git"
+        git(base, "init", "-q", "--bare", "-b", "main", str(plain))
+        env = {**ann.env}
+        for name in ("p", "q"):
+            git(base, "clone", "-q", f"ssh://thatch-test{plain}", str(base / name), env=env)
+        (base / "p" / "note.txt").write_text("0\n")
+        git(base / "p", "add", "note.txt", env=env)
+        git(base / "p", "commit", "-qm", "0", env=env)
+        git(base / "p", "push", "-q", "origin", "HEAD:main", env=env)
+        git(base / "q", "fetch", "-q", env=env)
+        change, plain_change, noop, plain_noop = [], [], [], []
+        for run in range(max(args.runs, 5)):
+            edit(ann, run, f"Edited by ann, run {run}.")
+            change.append(ann.sync()[0] + bob.sync()[0])
+            started = time.perf_counter()
+            (base / "p" / "note.txt").write_text(f"{run + 1}\n")
+            git(base / "p", "commit", "-qam", str(run + 1), env=env)
+            git(base / "p", "push", "-q", "origin", "HEAD:main", env=env)
+            git(base / "q", "fetch", "-q", env=env)
+            plain_change.append(time.perf_counter() - started)
+            noop.append(ann.sync()[0])
+            started = time.perf_counter()
+            git(base / "q", "fetch", "-q", env=env)
+            plain_noop.append(time.perf_counter() - started)
+            log(f"ratios run {run + 1}: change {change[-1]:.2f} s vs git {plain_change[-1]:.2f} s;"
+                f" no-op {noop[-1]:.2f} s vs git fetch {plain_noop[-1]:.2f} s")
+        median = statistics.median
+        rows += [("one changed memory A to B over ssh: A's sync + B's sync", change, "s"),
+                 ("the same with plain git: commit + push + the other clone's fetch of one small file", plain_change,
+                  "s"),
+                 ("ratio, one change (target at most 2)", [median(change) / median(plain_change)], ""),
+                 ("no-op sync over ssh", noop, "s"), ("no-op git fetch over ssh", plain_noop, "s"),
+                 ("ratio, no-op (target at most 1.5)", [median(noop) / median(plain_noop)], "")]
+
+
 def render(rows: list, args, started: datetime) -> str:
     lines = [(f"Measured {started.strftime('%Y-%m-%d %H:%M UTC')} on {describe()}; model {args.model};"
               f" load average at start {os.getloadavg()[0]:.1f}."), "",
@@ -289,21 +335,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--model", default="fake:384")
     parser.add_argument("--no-ssh", action="store_true")
-    parser.add_argument("--only", nargs="*", choices=("initial", "ssh", "incremental", "writers", "findable"))
+    parser.add_argument("--only", nargs="*", choices=("initial", "ssh", "ratios", "incremental", "writers",
+                                                      "findable"))
     args = parser.parse_args(argv)
     started = datetime.now(UTC)
     rows: list = []
-    wanted = set(args.only or ("initial", "ssh", "incremental", "writers", "findable"))
+    wanted = set(args.only or ("initial", "ssh", "ratios", "incremental", "writers", "findable"))
     if "initial" in wanted:
         initial(args, rows, None)
-    if "ssh" in wanted and not args.no_ssh:
+    if wanted & {"ssh", "ratios"} and not args.no_ssh:
         import sshd
 
         if sshd.missing():
             log(f"ssh skipped: {sshd.missing()}")
         else:
             with tempfile.TemporaryDirectory(prefix="thatch-sshd-") as tmp, sshd.SshServer(Path(tmp)) as server:
-                initial(args, rows, server.command)
+                if "ssh" in wanted:
+                    initial(args, rows, server.command)
+                if "ratios" in wanted:
+                    ratios(args, rows, server.command)
     if "incremental" in wanted:
         incremental_and_merge(args, rows)
     if "writers" in wanted:

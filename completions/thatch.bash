@@ -104,7 +104,7 @@ _thatch_argument() {
         'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
         'setup|0') _thatch_r='choices:claude cursor codex' ;;
         'sync|0') _thatch_r='choices:init status off purge' ;;
-        'config get|0'|'config set|0'|'config unset|0') _thatch_r='choices:model daemon.enabled daemon.idle daemon.warm recall.floor recall.limit duplicates.threshold history.keep backup.keep nudge.threshold mcp.max_chars sync.timeout sync.auto_push sync.branches sync.review sync.secret_rules' ;;
+        'config get|0'|'config set|0'|'config unset|0') _thatch_r='choices:model daemon.enabled daemon.idle daemon.warm recall.floor recall.limit duplicates.threshold history.keep backup.keep nudge.threshold mcp.max_chars sync.timeout sync.stall sync.auto_push sync.branches sync.review sync.secret_rules' ;;
         'anchor|1'|'backup|0'|'import|0'|'restore|0'|'unanchor|1') _thatch_r=files ;;
         'anchor|0'|'archive|0'|'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'edit|0'|'forget|0'|'history|0'|'pin|0'|'private|0'|'remember|0'|'rename|0'|'restore-memory|0'|'share|0'|'show|0'|'sync|1'|'unanchor|0'|'unarchive|0'|'unpin|0') _thatch_r=labels ;;
         'edit|1'|'forget|1'|'list|0'|'pin|1'|'search|1'|'show|1'|'unpin|1') _thatch_r=stores ;;

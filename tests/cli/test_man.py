@@ -58,7 +58,7 @@ def test_page_has_every_section_command_and_option():
 
 def test_every_exit_code_is_documented():
     codes = {getattr(errors, n) for n in dir(errors) if n.startswith("EXIT_")}
-    assert codes == set(range(8))
+    assert codes == set(range(9))
     assert set(man.EXIT_STATUS) == {n for n in dir(errors) if n.startswith("EXIT_")}
     text = rendered()
     section = text.split("EXIT STATUS", 1)[1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -25,10 +26,16 @@ class Clone:
                     "GIT_AUTHOR_EMAIL": f"{name}@example.com",
                     "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")}
         self.identity = f"{name.capitalize()} <{name}@example.com>"
+        self.clock: Callable[[], datetime] = system_clock
+
+    def at(self, moment: datetime) -> Clone:
+        """Set this machine's clock (every later command reads it)."""
+        self.clock = lambda: moment
+        return self
 
     def ctx(self, **env: str) -> Context:
         embedder = FakeEmbedder(64)
-        return Context(env={**self.env, **env}, cwd=self.path, clock=system_clock,
+        return Context(env={**self.env, **env}, cwd=self.path, clock=self.clock,
                        embedder_factory=lambda _env: embedder)
 
     def run(self, *args: str, input: str | None = None, **env: str) -> Result:

@@ -31,7 +31,7 @@ def test_one_side_changed_takes_that_side_and_absence_deletes_nothing():
     common = _rec("Note", "v1", base_stamp)
     clock = hlc.Clock("me", base_stamp)
     rows = {"note": _row("Note", "v1"), "mine": _row("Mine", "only here")}
-    local = merge.local_records(rows, {"note": common}, set(), clock, "Me", lambda slug: 0)
+    local = merge.local_records(rows, {"note": common}, set(), clock, lambda: "Me", lambda slug: 0, lambda slug: (None, 0), 0)
     assert local["note"].stamp == base_stamp  # unchanged since the last sync: its old stamp
     theirs = _rec("Note", "v2", hlc.Stamp(5, 0, "b"), "Bob")
     plan = merge.merge(local, {"note": common}, {"note": theirs}, {"note": ("state",)}, set(), clock)

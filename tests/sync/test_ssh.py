@@ -56,3 +56,26 @@ def test_a_server_that_never_answers_is_given_up_on(team, ssh):
     time.sleep(0.2)
     lingering = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout
     assert sshd.HANG not in lingering  # the timeout killed git's whole process group, ssh included
+
+
+def test_a_refused_key_is_named_and_not_retried_later(team, ssh):
+    ann, = team(1)
+    _over_ssh([ann], sshd.HOST, ssh + " -o User=thatch-nobody")  # no such account: the key is refused
+    ann.ok("remember", "Over ssh", "Never leaves.")
+    result = ann.run("sync")
+    assert result.exit_code == 8, result
+    line, = result.stderr.splitlines()
+    assert "credentials" in line and "Permission denied (publickey" in line and "offline" not in line
+    error = ann.run("sync", "--json").json()["error"]
+    assert error["code"] == "refused" and "retryable" not in error
+    assert ann.labels() == ["Over ssh"]
+
+
+def test_a_server_that_stops_answering_is_given_up_on_before_the_timeout(team, ssh):
+    ann, = team(1)
+    _over_ssh([ann], sshd.HANG, ssh)
+    started = time.monotonic()
+    result = ann.run("sync", THATCH_SYNC_TIMEOUT="60", THATCH_SYNC_STALL="1")
+    took = time.monotonic() - started
+    assert result.exit_code == 7 and "stopped answering (no progress for 1 s)" in result.stderr, result
+    assert took < 10

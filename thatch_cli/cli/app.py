@@ -47,7 +47,7 @@ EPILOG = """Examples:
   thatch recall "how do I publish a new version?"
   thatch help recall
 
-Errors are one line on stderr, "thatch: error: MESSAGE", with exit 2 (invalid input or usage), 3 (not found), 4 (conflict), 5 (attention), 6 (database), 7 (try again later: offline) or 1 (a bug); with --json, one compact JSON object on stdout instead: {"error": {"code", "message", "exit_code", ...}}."""
+Errors are one line on stderr, "thatch: error: MESSAGE", with exit 2 (invalid input or usage), 3 (not found), 4 (conflict), 5 (attention), 6 (database, a full disk included), 7 (try again later: offline), 8 (refused: the remote does not accept your credentials) or 1 (a bug); with --json, one compact JSON object on stdout instead: {"error": {"code", "message", "exit_code", ...}}."""
 _SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 

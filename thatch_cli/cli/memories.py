@@ -153,7 +153,7 @@ def list_(
 ) -> None:
     """List the memories of a store (default: the detected one), or of every store: pinned ones first, newest first.
 
-    On a terminal, one row per memory that fits the window: label, branch, confidence, date and as much of the text as there is room for. Piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet (with --all-stores, store first)."""
+    On a terminal, one row per memory that fits the window: label, branch, who wrote it (once a teammate's memory is among them), confidence, date and as much of the text as there is room for. Piped, the same columns tab-separated, one memory per line: label, branch, confidence, updated_at, snippet (with --all-stores, store first)."""
     from ..ops.memories import list_memories
 
     listing = list_memories(ctx, store, branch=branch, this_branch=this_branch, all_branches=all_branches,
@@ -174,12 +174,15 @@ def list_(
     if out.rich:
         from .render import Column
 
+        # Whose a memory is, once a teammate's is among them (thatch sync): your own say nothing.
+        shared = any(m.author for m in listing.memories)
         columns = [Column("store", "store", give=1, least=10)] if every else []
-        columns += [Column("label", "label", give=1, least=16), Column("branch", "branch", give=1, least=8),
-                    Column("conf", whole=True, right=True), Column("updated", "dim", whole=True),
+        columns += [Column("label", "label", give=1, least=16), Column("branch", "branch", give=1, least=8)]
+        columns += [Column("by", give=1, least=8)] if shared else []
+        columns += [Column("conf", whole=True, right=True), Column("updated", "dim", whole=True),
                     Column("snippet", give=2, least=0.4)]
-        rows = [([m.store] if every else []) + [label_text(m), m.branch or "", str(m.confidence or ""), m.updated_at[:10],
-                                                snippet(m.body, out.width)] for m in listing.memories]
+        rows = [([m.store] if every else []) + [label_text(m), m.branch or ""] + ([m.author or ""] if shared else [])
+                + [str(m.confidence or ""), m.updated_at[:10], snippet(m.body, out.width)] for m in listing.memories]
         count = f"{listing.total} {'memory' if listing.total == 1 else 'memories'}"
         table(out, columns, rows, title=f"{where} · {count}")
         return

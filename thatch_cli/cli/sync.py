@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from ..ops.context import Context
 from ..ops.sync_setup import ACTIONS
@@ -24,7 +24,8 @@ from .render import table, tsv
     "thatch sync status",
     "thatch sync purge 'Old deploy key'",
     "thatch sync off",
-], json="sync: store, remote, status (synced, pulled, up to date, dry run, pull-only, deferred, offline),"
+], json="sync: store, remote, status (synced, pulled, up to date, dry run, pull-only, deferred, offline, refused,"
+        " disk_full: the last two with --background),"
         " dry_run, pulled and pushed (created, updated, deleted), conflicts (slug, label, winner, local, remote),"
         " held (slug, label, reason, rules), skipped (path, reason), unreviewed, commit, rounds, notices;"
         " init/off: store, remote, url, status, changes, notices; status: store, enabled, remote, url, base,"
@@ -34,7 +35,8 @@ from .render import table, tsv
           " branch listing shows. Nothing is shared before 'thatch sync init'; never the global store, memories"
           " marked private (remember --private, thatch private), branch-scoped ones (setting sync.branches) or"
           " one that looks like it holds a credential (unless --allow). Conflicting edits keep the newer one; the"
-          " other goes into thatch history. Offline is exit 7 (nothing lost; sync again).")
+          " other goes into thatch history. Offline or a silent server is exit 7 (nothing lost; sync again); a"
+          " push the server declines is pull-only; refused credentials exit 8; a full disk exit 6.")
 def sync(
     ctx: Context, out: Output, *,
     action: Annotated[str | None, Argument(metavar="ACTION", choices=ACTIONS, show_default=False,
@@ -79,9 +81,40 @@ def sync(
         return _background(ctx, out, from_hook)
     from ..ops.sync import sync as run
 
-    outcome = run(ctx, dry_run=dry_run, allow=allow or [])
+    embedding = _Embedding(ctx, out)
+    try:
+        outcome = run(ctx, dry_run=dry_run, allow=allow or [], progress=embedding)
+    finally:
+        embedding.close()
     _report(out, outcome)
     return EXIT_ATTENTION if outcome.attention else 0
+
+
+class _Embedding:
+    """Progress of embedding what a sync brought in (after its lock is
+    released), shown only for a pull of more than one batch: a bar at a
+    terminal, a line every few seconds elsewhere."""
+
+    def __init__(self, ctx: Context, out: Output) -> None:
+        self.ctx, self.out = ctx, out
+        self.scope: Any = None
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int | None) -> None:
+        from ..ops.sync_apply import BATCH
+
+        if self.bar is None:
+            if not total or total <= BATCH or done >= total:
+                return
+            from .progress import ProgressBar
+
+            self.scope = ProgressBar.for_output(self.out, "Embedding incoming memories", self.ctx, unit="memories")
+            self.bar = self.scope.__enter__()
+        self.bar(done, total)
+
+    def close(self) -> None:
+        if self.scope is not None:
+            self.scope.__exit__(None, None, None)
 
 
 def _background(ctx: Context, out: Output, from_hook: bool) -> int:
@@ -156,10 +189,14 @@ def _report(out: Output, outcome) -> None:
         out.notice(notice)
     for conflict in outcome.conflicts:
         loser = conflict["remote" if conflict["winner"] == "local" else "local"]
+        by = f" (by {loser['author']})" if loser["author"] else ""
+        if loser["deleted"]:  # a forget that lost is not a version: nothing of it is kept
+            out.notice(f"conflict: {conflict['label']!r} was forgotten on one side and changed later on the other;"
+                       f" kept the later change, the forget{by} was undone")
+            continue
         out.notice(f"conflict: {conflict['label']!r} changed on both sides; kept the newer"
-                   f" ({conflict['winner']}) version, the other"
-                   + (f" (by {loser['author']})" if loser["author"] else "")
-                   + f" is in its history: thatch history {_quoted(conflict['label'])}")
+                   f" ({conflict['winner']}) version, the other{by} is in its history: thatch history"
+                   f" {_quoted(conflict['label'])}")
     for held in outcome.held:
         rules = ", ".join(f"{r['rule']}: {r['excerpt']}" for r in held["rules"])
         out.notice(f"held back: {held['label']!r} {held['reason']}" + (f" [{rules}]" if rules else ""))

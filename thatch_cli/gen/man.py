@@ -100,6 +100,8 @@ EXIT_STATUS = {
     "EXIT_DATABASE": "Database error: the file cannot be opened, or was written by a newer thatch.",
     "EXIT_RETRY": "Try again later: thatch sync cannot reach the remote now, or another sync of the repository is"
                   " running; nothing was lost.",
+    "EXIT_REFUSED": "Refused: the remote does not accept this machine's credentials (thatch sync), or refuses a"
+                    " purge's rewrite; trying again will not help until that is fixed; nothing was lost.",
 }
 
 

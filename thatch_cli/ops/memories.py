@@ -71,7 +71,7 @@ def forget(ctx: Context, label: str, store: str | None = None) -> Memory:
     memory of global (shared by every repository) is forgotten only when
     asked for by --store global."""
     memory = lookup(ctx, label, store, fallback=False)
-    return ctx.db().delete(memory.store, memory.slug)
+    return ctx.db().delete(memory.store, memory.slug, ctx.now())
 
 
 class FlagChange:
@@ -91,7 +91,7 @@ def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None
     from ..storage import maintenance
 
     memory = lookup(ctx, label, store, fallback=False)
-    changed = maintenance.set_flag(ctx.db(), memory.store, memory.slug, name, value)
+    changed = maintenance.set_flag(ctx.db(), memory.store, memory.slug, name, value, ctx.now())
     setattr(memory, name, value)
     notices = []
     if name == "pinned" and value and memory.unreviewed:

@@ -18,15 +18,19 @@ teammate shared them).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from ..storage import sync as table
-from ..support.errors import InvalidInput, Unavailable
+from ..support.errors import DiskFull, InvalidInput, NotFound, Refused, ThatchError, Unavailable
 from ..sync import hlc, merge, transport, tree
+from ..sync.tree import Snapshot
 from .context import Context
 from .sync_repo import Repository, locked, repository
 
@@ -65,25 +69,41 @@ class Outcome:
 
 
 def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), background: bool = False,
-         fetch: bool = True, push: bool | None = None) -> Outcome:
+         fetch: bool = True, push: bool | None = None,
+         progress: Callable[[int, int | None], None] | None = None) -> Outcome:
     """One sync of the repository's store (see the module doc). `fetch`
     False merges what git already fetched (the git hook); `push` None pushes
-    unless the hook asked (then the sync.auto_push setting decides)."""
+    unless the hook asked (then the sync.auto_push setting decides).
+    What came in is searchable by keywords as soon as its rows are written;
+    it is embedded after the sync lock is released (`progress` is told how
+    far), so another sync never waits for the model."""
     repo = repository(ctx, need_enabled=True)
     outcome = Outcome(repo, dry_run)
-    allowed = {_slug(label) for label in allow}
+    allowed = _allowed(ctx, repo.store, allow)
     timeout = float(ctx.setting("sync.timeout"))
+    stall = float(ctx.setting("sync.stall"))
     if push is None:
         push = fetch or bool(ctx.setting("sync.auto_push"))
     from .sync_read import load_cache, save_cache
 
-    shared = _Shared(allowed, timeout, load_cache(repo.common_dir))
-    with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
-        try:
-            return _rounds(ctx, git, repo, outcome, shared, fetch=fetch, push=push, background=background,
-                           dry_run=dry_run)
-        finally:
-            save_cache(repo.common_dir, shared.cache, shared.seen)
+    shared = _Shared(allowed, timeout, stall, load_cache(repo.common_dir))
+    try:
+        with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
+            try:
+                outcome = _rounds(ctx, git, repo, outcome, shared, fetch=fetch, push=push, background=background,
+                                  dry_run=dry_run)
+            finally:
+                save_cache(repo.common_dir, shared.cache, shared.seen)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        raise DiskFull(f"no space left to write under {repo.common_dir} ({exc.strerror}): free some space and sync"
+                       " again; nothing was lost", remote=repo.remote) from None
+    if shared.written:
+        from .sync_apply import embed
+
+        embed(ctx, repo.store, shared.written, outcome, progress)
+    return outcome
 
 
 class _Shared:
@@ -91,22 +111,33 @@ class _Shared:
     credential check, the git timeout, and the cache of files already read
     (with the blobs this sync saw, which the cache keeps)."""
 
-    __slots__ = ("allowed", "cache", "seen", "timeout")
+    __slots__ = ("allowed", "cache", "seen", "stall", "timeout", "written")
 
-    def __init__(self, allowed: set[str], timeout: float, cache: dict) -> None:
-        self.allowed, self.timeout, self.cache, self.seen = allowed, timeout, cache, set()
+    def __init__(self, allowed: set[str], timeout: float, stall: float, cache: dict) -> None:
+        self.allowed, self.timeout, self.stall, self.cache, self.seen = allowed, timeout, stall, cache, set()
+        self.written: list[tuple[str, str]] = []  # (slug, content) that came in, to embed after the lock
 
 
 def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, shared: _Shared, *, fetch: bool,
             push: bool, background: bool, dry_run: bool) -> Outcome:
-    timeout = shared.timeout
-    for round_ in range(MAX_ROUNDS):
-        outcome.rounds = round_ + 1
-        if fetch or round_:
-            fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout)
+    """Fetch, merge, commit, push, until the push's lease holds. With local
+    changes to push, the first round skips the fetch and pushes what merges
+    with the tip git fetched last (the lease checks that the remote is still
+    there): when nobody pushed meanwhile there is nothing to fetch, and one
+    round trip to the server is saved. Otherwise the lease loses and the
+    next round fetches."""
+    timeout, stall = shared.timeout, shared.stall
+    tracking = tree.tracking_ref(repo.remote)
+    optimistic = fetch and push and not dry_run and git.ref(tracking) is not None
+    declined: str | None = None
+    for round_ in range(MAX_ROUNDS + optimistic):
+        outcome.rounds = round_ + 1 - optimistic if round_ else 1
+        first_guess = optimistic and round_ == 0
+        if (fetch or round_) and not first_guess:
+            fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout, stall)
             if not fetched.ok:
-                return _offline(ctx, outcome, repo, fetched, background)
-        remote_tip = git.ref(tree.tracking_ref(repo.remote))
+                return _failed(ctx, outcome, repo, fetched, background)
+        remote_tip = git.ref(tracking)
         outcome.held, outcome.skipped = [], []
         if remote_tip and git.has(remote_tip) and git.kind(remote_tip) != "commit":
             # Anyone who can push can point the ref at anything: read nothing
@@ -116,33 +147,38 @@ def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, sha
         step = _Round(ctx, git, repo, remote_tip, outcome, shared)
         new_tip = step.run(dry_run)
         outcome.commit = new_tip
-        if dry_run or not push or new_tip is None or new_tip == remote_tip:
+        if dry_run or not push or declined or new_tip is None or new_tip == remote_tip:
+            if first_guess:
+                continue  # nothing of ours to push: fetch what others pushed
             outcome.status = _settled(outcome, dry_run)
             break
-        pushed = transport.push(repo.top, ctx.env, repo.remote, new_tip, remote_tip, timeout)
+        pushed = transport.push(repo.top, ctx.env, repo.remote, new_tip, remote_tip, timeout, stall)
         kind = transport.classify(pushed)
         if kind == "ok":
-            git.set_ref(tree.tracking_ref(repo.remote), remote_tip, new_tip)
+            git.set_ref(tracking, remote_tip, new_tip)
             outcome.pushed = step.pushed
             outcome.status = "synced"
             break
-        if kind == "denied":
-            outcome.status = "pull-only"
-            outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
-            outcome.notices.append(f"pull-only: {repo.remote} lets you fetch but not push ({pushed.reason()});"
-                                   " your memories stay here")
+        if kind in ("denied", "refused"):
+            why = "the server declined the push" if kind == "refused" else "you may fetch but not push"
+            declined = (f"pull-only: {why} ({pushed.reason()}); your memories are merged here and stay here: ask"
+                        f" whoever runs {repo.remote} for push rights, or keep syncing to read")
+            if first_guess:
+                continue  # still fetch and merge what others pushed
             break
-        if kind == "offline":
-            return _offline(ctx, outcome, repo, pushed, background)
         if kind != "lease":
-            raise Unavailable(f"git push to {repo.remote} was refused ({pushed.reason()}); your memories are"
-                              " merged here and wait for the next sync", remote=repo.remote)
-        time.sleep(min(8.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
+            return _failed(ctx, outcome, repo, pushed, background)
+        if not first_guess:
+            time.sleep(min(8.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
     else:
         outcome.status = "deferred"
         outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
-        outcome.notices.append(f"others kept pushing to {repo.remote}; your changes are merged here and will"
-                               " be pushed by the next sync")
+        outcome.notices.append(f"lease lost {MAX_ROUNDS} times: others kept pushing to {repo.remote}; your changes"
+                               " are merged here and the next sync pushes them")
+    if declined:
+        outcome.status = "pull-only"
+        outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
+        outcome.notices.append(declined)
     _record(ctx, repo.store, outcome)
     return outcome
 
@@ -153,14 +189,38 @@ def _settled(outcome: Outcome, dry_run: bool) -> str:
     return "pulled" if any(outcome.pulled.values()) else "up to date"
 
 
-def _offline(ctx: Context, outcome: Outcome, repo: Repository, result: transport.GitResult,
-             background: bool) -> Outcome:
-    message = (f"offline: cannot reach {repo.remote} ({result.reason()}); your memories are kept here and"
-               " sync next time")
+def failure(kind: str, result: transport.GitResult, repo: Repository, kept: str) -> ThatchError:
+    """The error a failed fetch or push means, named for what it is, with
+    what to do; `kept` says what became of the user's memories."""
+    remote, reason = repo.remote, result.reason()
+    if kind == "disk_full" or (kind != "auth" and _no_space(repo.common_dir)):
+        return DiskFull(f"no space left under {repo.common_dir} ({reason}): free some space and sync again; {kept}",
+                        remote=remote)
+    if kind in ("auth", "denied"):
+        return Refused(f"{remote} does not accept this machine's credentials ({reason}): check the ssh key or"
+                       f" token ('git fetch {remote}' shows the same); {kept}", remote=remote)
+    if result.stalled:
+        return Offline(f"offline: {remote} stopped answering ({reason}); {kept}", retryable=True, remote=remote)
+    return Offline(f"offline: cannot reach {remote} ({reason}); {kept}", retryable=True, remote=remote)
+
+
+def _no_space(path: Path) -> bool:
+    """Whether the disk holding `path` is (all but) full: git does not always
+    say so (a ref it cannot write is "unable to update local ref")."""
+    try:
+        found = os.statvfs(path)
+    except OSError:
+        return False
+    return found.f_bavail * found.f_frsize < 1 << 20
+
+
+def _failed(ctx: Context, outcome: Outcome, repo: Repository, result: transport.GitResult,
+            background: bool) -> Outcome:
+    error = failure(transport.classify(result), result, repo, "your memories are kept here and sync next time")
     if not background:
-        raise Offline(message, retryable=True, remote=repo.remote)
-    outcome.status = "offline"
-    outcome.notices.append(message)
+        raise error
+    outcome.status = "offline" if isinstance(error, Offline) else error.code
+    outcome.notices.append(error.message)
     _record(ctx, repo.store, outcome)
     return outcome
 
@@ -176,12 +236,28 @@ def _record(ctx: Context, store: str, outcome: Outcome) -> None:
         outcome.unreviewed = len(table.unreviewed(conn, store))
 
 
-def _slug(label: str) -> str:
+def _allowed(ctx: Context, store: str, labels: Iterable[str]) -> set[str]:
+    """The slugs --allow names; a label the store does not hold is refused
+    (a typo would otherwise share nothing, silently), with a did-you-mean."""
     from ..support.slugs import slugify
 
-    if not label.strip():
-        raise InvalidInput("--allow needs a label")
-    return slugify(label)
+    labels = list(labels)
+    if not labels:
+        return set()
+    known = {m.slug: m.label for m in ctx.db().list([store], archived=None)}
+    found = set()
+    for label in labels:
+        if not label.strip():
+            raise InvalidInput("--allow needs a label")
+        slug = slugify(label)
+        if slug not in known:
+            from ..support.suggest import close, did_you_mean
+
+            near = close(label, known.values())
+            raise NotFound(f"--allow: no memory labelled {label!r} in {store}{did_you_mean(near)}; nothing was"
+                           " synced", label=label, store=store, suggestions=near)
+        found.add(slug)
+    return found
 
 
 class _Round:
@@ -191,12 +267,14 @@ class _Round:
                  shared: _Shared) -> None:
         self.ctx, self.git, self.repo, self.remote_tip = ctx, git, repo, remote_tip
         self.outcome, self.allowed, self.cache, self.seen = outcome, shared.allowed, shared.cache, shared.seen
+        self.written = shared.written
         self.db = ctx.db()
         self.pushed = {"created": 0, "updated": 0, "deleted": 0}
         self._parsed: dict[str, Any] = {}
+        self.purged: set[str] = set()
 
     def run(self, dry_run: bool) -> str | None:
-        from .sync_read import local_state, read_side
+        from .sync_read import hold_purged, local_state, purged_keys, read_side
 
         conn, store = self.db.conn, self.repo.store
         state = table.state(conn, store)
@@ -207,13 +285,18 @@ class _Round:
         base_tip = self.git.merge_base(last_tip, remote_tip)
         snap_remote = self.git.snapshot(remote_tip)
         self.git.check_format(snap_remote)
+        remote_purged = purged_keys(self.git, snap_remote, None)
+        self.purged = remote_purged | purged_keys(self.git, Snapshot.empty(), state.get("purged"))
         last = read_side(self, self.git.snapshot(last_tip), trusted=True)
         base = last if base_tip == last_tip else read_side(self, self.git.snapshot(base_tip), trusted=True)
         remote = read_side(self, snap_remote, trusted=False)
         node = table.node_id(conn, random.getrandbits(40).to_bytes(5, "big").hex()) if not dry_run else "dry"
+        self.git.anonymous = f"thatch-{node}"
         clock = hlc.Clock(node, hlc.parse(state.get("hlc")))
-        rows, excluded, local = local_state(self, store, last, clock)
+        rows, excluded, local = local_state(self, store, last, remote, clock)
         plan = merge.merge(local, base, remote, rows, excluded, clock)
+        if self.purged:
+            hold_purged(self, plan.tree)
         for kind, count in plan.pulled().items():  # a round after a lost lease adds to the earlier rounds'
             self.outcome.pulled[kind] += count
         self.outcome.conflicts += [c.to_json() for c in plan.conflicts]
@@ -226,8 +309,11 @@ class _Round:
         if dry_run:
             return None
         from .sync_apply import apply, commit
+        from .sync_read import read_fields
 
-        new_tip = commit(self, snap_remote, plan, remote_tip, last_tip) if plan.tree else remote_tip
+        read_fields(self, [record for record, _ in plan.apply], snap_remote)
+        teach = self.purged - remote_purged  # purges the remote lost (an old clone's push) or never had
+        new_tip = commit(self, snap_remote, plan, remote_tip, teach) if plan.tree or teach else remote_tip
         apply(self, plan, new_tip, clock)
         return new_tip
 

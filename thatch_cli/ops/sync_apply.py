@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..memory.records import SYNCED_FIELDS
@@ -18,15 +19,18 @@ from ..storage import anchors as anchor_table
 from ..storage import sync as table
 from ..support.errors import ModelUnavailable
 from ..support.textsafe import one_line
-from ..sync import gitconfig, hlc, records
+from ..sync import hlc, records
 from ..sync.merge import Plan
 from ..sync.tree import LOCAL_REF, Snapshot
+from .sync_read import cache_entry
 
 
-def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None, last_tip: str | None) -> str:
-    """The merged tree as a commit on the remote's tip (and, when the last
-    synced commit is not in the remote's history any more, on that too),
-    set as the local refs/thatch/memories."""
+def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None, teach: set[str]) -> str:
+    """The merged tree as a commit on the remote's tip only, set as the
+    local refs/thatch/memories. Never on the last synced commit as well when
+    the remote's history lost it: after a purge (or a forced push) that
+    would publish again what was taken off. `teach`: purged text keys the
+    remote's purged.json lacks (the union is written)."""
     import hashlib
 
     git = step.git
@@ -35,17 +39,17 @@ def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None,
         data = blobs[records.path_of(slug)] = rec.encode()
         # Known from now on (sync_read's cache): the next sync need not read it back.
         sha = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-        step.cache[sha] = [slug, rec.label, rec.digest, rec.author, str(rec.stamp)]
+        step.cache[sha] = cache_entry(rec)
         step.seen.add(sha)
     if records.FORMAT_PATH not in snap_remote.others:
         blobs[records.FORMAT_PATH] = (json.dumps(records.FORMAT, indent=2) + "\n").encode()
+    if teach:
+        blobs[records.PURGED_PATH] = records.encode_purged(step.purged)
     parents = [remote_tip] if remote_tip else []
-    if last_tip and last_tip != remote_tip and not (remote_tip and git.is_ancestor(last_tip, remote_tip)):
-        parents.append(last_tip)
     counts = step.pushed
     message = (f"thatch sync: {counts['created']} new, {counts['updated']} changed, {counts['deleted']} forgotten"
                f"\n\nMemories of {step.repo.store}, shared by thatch sync.\n")
-    sha = git.write_commit(snap_remote, blobs, parents, gitconfig.identity(step.repo.top, step.ctx.env), message,
+    sha = git.write_commit(snap_remote, blobs, parents, step.git.identity(), message,
                            now=int(time.time()))
     git.set_ref(LOCAL_REF, git.ref(LOCAL_REF), sha)
     return sha
@@ -55,25 +59,31 @@ BATCH = 256
 CONTENT = SYNCED_FIELDS.index("content")  # in a row's state as the merge read it
 
 
-def _embed(step: Any, written: list[tuple[str, str]]) -> None:
+def embed(ctx: Any, store: str, written: list[tuple[str, str]], outcome: Any,
+          progress: Callable[[int, int | None], None] | None) -> None:
     """Vectors for the incoming memories whose text is new here, in batches
-    after their rows are written (keyword recall finds them at once); a
+    after their rows are written (keyword recall finds them at once) and
+    after the sync lock is released (the daemon embeds when it runs); a
     memory edited meanwhile keeps its own. No model: a notice, and `thatch
     reindex` embeds them later."""
     from ..storage import vectors
 
-    db, store = step.db, step.repo.store
+    db = ctx.db()
     for start in range(0, len(written), BATCH):
+        if progress is not None:
+            progress(start, len(written))
         batch = written[start:start + BATCH]
         try:
-            embedded = step.ctx.engine().embed_passages([content for _, content in batch])
+            embedded = ctx.engine().embed_passages([content for _, content in batch])
         except ModelUnavailable as exc:
-            step.outcome.notices.append(f"incoming memories saved without vectors ({exc.message}); keyword recall"
-                                        " finds them, 'thatch reindex' embeds them once the model loads")
+            outcome.notices.append(f"incoming memories saved without vectors ({exc.message}); keyword recall"
+                                   " finds them, 'thatch reindex' embeds them once the model loads")
             return
         with db.transaction():
             for (slug, content), blob in zip(batch, embedded.blobs):
                 vectors.set_vector(db, store, slug, content, blob, embedded.model)
+    if progress is not None:
+        progress(len(written), len(written))
 
 
 def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
@@ -104,5 +114,7 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
             table.set_incoming(conn, store, record.slug, record.author, review)
         for loser in plan.losers:
             table.keep_version(conn, records.values_of(loser, store), "conflict", now)
-        table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last)})
-    _embed(step, written)
+        table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last),
+                                      "purged": records.encode_purged(step.purged).decode() if step.purged else None,
+                                      "since": table.state(conn, store).get("since") or now})
+    step.written.extend(written)

@@ -3,9 +3,11 @@
 The memories ref is rewritten, with a lease, as a new commit without
 history whose tree holds a tombstone in the memory's place (so teammates'
 next syncs forget their copies rather than share them back); the memory
-stays on this machine, marked private. Clones that already fetched it keep
-a copy in their git objects and their own history until they prune it:
-the report says so.
+stays on this machine, marked private. The sha1 of every text of it this
+machine knows goes into the ref's purged.json (tombstones of content), so
+no teammate's sync publishes that text again. Clones that already fetched
+it keep a copy in their git objects and their own history until they
+prune it: the report says what each teammate must do.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from typing import Any
 
 from ..memory import jsonl
 from ..storage import sync as table
-from ..support.errors import NotFound, ThatchError
+from ..support.errors import NotFound, Refused
 from ..support.slugs import slugify
-from ..sync import gitconfig, hlc, records, transport, tree
+from ..sync import hlc, records, transport, tree
 from .context import Context
-from .sync import Offline
+from .sync import Offline, failure
 from .sync_repo import locked, repository
 
 ROUNDS = 5
@@ -34,23 +36,41 @@ class Purged:
     def to_json(self) -> dict[str, Any]:
         return {"store": self.store, "remote": self.remote, "slug": self.slug, "label": self.label,
                 "commit": self.commit, "kept_private": self.kept_private,
-                "notices": [NOTICE]}
+                "notices": notices(self.remote)}
 
 
-NOTICE = ("clones that already fetched it keep a copy in their git objects (and in their thatch history) until"
-          " they delete it; rotate any credential it held")
+def notices(remote: str) -> list[str]:
+    return [f"each teammate: run 'thatch sync' (their copy is forgotten and its text is never shared again), then"
+            f" 'git fetch --prune {remote} && git reflog expire --expire=now --all && git gc --prune=now' to delete"
+            " the old objects from their clone",
+            "clones that already fetched it keep a copy in their git objects (and in their thatch history) until"
+            " they do; forks, backups and the server's own caches are out of reach: rotate any credential it held"]
+
+
+def _texts(ctx: Context, store: str, slug: str, old: records.Record | None) -> set[str]:
+    """The text keys of every version of the memory this machine knows."""
+    from ..storage import history
+
+    db = ctx.db()
+    texts = [v["content"] for v in history.versions(db.conn, store, slug)]
+    row = db.get(store, slug)
+    if row is not None:
+        texts.append(row.content)
+    keys = {records.text_key(t) for t in texts if t}
+    if old is not None and old.text_key:
+        keys.add(old.text_key)
+    return keys
 
 
 def purge(ctx: Context, label: str) -> Purged:
     repo = repository(ctx, need_enabled=True)
-    timeout = float(ctx.setting("sync.timeout"))
+    timeout, stall = float(ctx.setting("sync.timeout")), float(ctx.setting("sync.stall"))
     slug = slugify(label)
     with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
         for round_ in range(ROUNDS):
-            fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout)
+            fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout, stall)
             if not fetched.ok:
-                raise Offline(f"offline: cannot reach {repo.remote} ({fetched.reason()}); nothing was purged",
-                              retryable=True)
+                raise failure(transport.classify(fetched), fetched, repo, "nothing was purged")
             tip = git.ref(tree.tracking_ref(repo.remote))
             snap = git.snapshot(tip)
             entry = snap.memories.get(slug) or snap.memories.get(label)
@@ -69,23 +89,30 @@ def purge(ctx: Context, label: str) -> Purged:
             clock = hlc.Clock(table.node_id(db.conn, random.getrandbits(40).to_bytes(5, "big").hex()),
                               hlc.parse(state.get("hlc")))
             clock.see(old.stamp if old else None)
-            stone = records.tombstone(slug, name, gitconfig.identity(repo.top, ctx.env), clock.issue(hlc.now_millis()))
-            commit = git.write_commit(snap, {entry.path: stone.encode()}, [], gitconfig.identity(repo.top, ctx.env),
+            git.anonymous = f"thatch-{clock.node}"
+            stone = records.tombstone(slug, name, git.identity(),
+                                      clock.issue(hlc.millis_of(ctx.now())))
+            from .sync_read import purged_keys
+
+            purged = purged_keys(git, snap, state.get("purged")) | _texts(ctx, repo.store, slug, old)
+            files = {entry.path: stone.encode(), records.PURGED_PATH: records.encode_purged(purged)}
+            commit = git.write_commit(snap, files, [], git.identity(),
                                       f"thatch sync purge: {name}\n\nRewritten without history by thatch sync"
                                       " purge.\n", now=int(time.time()))
-            pushed = transport.push(repo.top, ctx.env, repo.remote, commit, tip, timeout)
+            pushed = transport.push(repo.top, ctx.env, repo.remote, commit, tip, timeout, stall)
             kind = transport.classify(pushed)
             if kind == "ok":
                 git.set_ref(tree.tracking_ref(repo.remote), tip, commit)
                 git.set_ref(tree.LOCAL_REF, git.ref(tree.LOCAL_REF), commit)
                 with db.transaction() as conn:
                     table.set_private(conn, repo.store, slug, True)
-                    table.set_state(conn, repo.store, {"base": commit, "hlc": str(clock.last)})
+                    table.set_state(conn, repo.store, {"base": commit, "hlc": str(clock.last),
+                                                       "purged": records.encode_purged(purged).decode()})
                 return Purged(repo.store, repo.remote, slug, name, commit, db.exists(repo.store, slug))
-            if kind == "offline":
-                raise Offline(f"offline: cannot push to {repo.remote} ({pushed.reason()}); nothing was purged",
-                              retryable=True)
+            if kind in ("denied", "refused"):
+                raise Refused(f"{repo.remote} refused the rewrite ({pushed.reason()}): purging needs the right to"
+                              " force-push refs/thatch/memories; nothing was purged", remote=repo.remote)
             if kind != "lease":
-                raise ThatchError(f"git push to {repo.remote} failed: {pushed.reason()}; nothing was purged")
+                raise failure(kind, pushed, repo, "nothing was purged")
             time.sleep(min(4.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
     raise Offline(f"others kept pushing to {repo.remote}; nothing was purged, try again", retryable=True)

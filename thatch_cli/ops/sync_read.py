@@ -17,11 +17,11 @@ from ..sync.records import Record
 from ..sync.tree import Snapshot
 
 CACHE_FILE = "thatch-sync-cache.json"
-CACHE_VERSION = 1
+CACHE_VERSION = 3
 
 
 def load_cache(common_dir: Path) -> dict[str, list]:
-    """blob id -> [slug, label, digest, author, stamp] of every memory file
+    """blob id -> [slug, label, digest, author, stamp, renamed_to, text_key] of every memory file
     this repository read and found valid before: a blob's id is its
     content, so what was checked once need not be read again. Derived data,
     rebuilt from git when missing or damaged, and when the synced fields
@@ -41,6 +41,24 @@ def save_cache(common_dir: Path, cache: dict[str, list], keep: set[str]) -> None
 
     write_json_cache(common_dir / CACHE_FILE, {"version": CACHE_VERSION, "fields": list(SYNCED_FIELDS),
                                                "records": {sha: cache[sha] for sha in keep if sha in cache}})
+
+
+def cache_entry(record: Record) -> list:
+    return [record.slug, record.label, record.digest, record.author, str(record.stamp), record.renamed_to,
+            record.text_key]
+
+
+def read_fields(step: Any, wanted: list[Record], snapshot: Snapshot) -> None:
+    """Read the fields of the cached records of `snapshot` in `wanted` in one
+    pass (one `git cat-file --batch`), not one by one: a restored database
+    over an existing cache takes every memory at once."""
+    shas = {r.slug: snapshot.memories[r.slug].sha for r in wanted if r.unread and r.slug in snapshot.memories}
+    data = step.git.blobs(shas.values())
+    now = step.ctx.now()
+    for record in wanted:
+        sha = shas.get(record.slug)
+        if sha in data:
+            record.provide(records.parse(snapshot.memories[record.slug].path, data[sha], now).fields)
 
 
 def _full(step: Any, entry: Any) -> Record:
@@ -68,7 +86,8 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
         stamp = hlc.parse(known[4]) if known is not None else None
         if known is not None and known[0] == slug and stamp is not None:
             got = records.FAR_AHEAD if hlc.too_far_ahead(stamp) else Record(
-                slug, known[1], None, known[3], stamp, digest=known[2], load=lambda entry=entry: _full(step, entry))
+                slug, known[1], None, known[3], stamp, digest=known[2], load=lambda entry=entry: _full(step, entry),
+                renamed_to=known[5], text_key=known[6])
         elif got is None:
             if entry.size > records.MAX_RECORD_BYTES:
                 got = f"{entry.size} bytes; the limit is {records.MAX_RECORD_BYTES}"
@@ -77,11 +96,14 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
             else:
                 try:
                     got = records.parse(entry.path, data[entry.sha], now)
-                    cache[entry.sha] = [slug, got.label, got.digest, got.author, str(got.stamp)]
+                    cache[entry.sha] = cache_entry(got)
                 except jsonl.Invalid as exc:
                     got = str(exc)
         memo[entry.sha] = got
-        if isinstance(got, Record):
+        if isinstance(got, Record) and not trusted and got.text_key in step.purged:
+            step.outcome.skipped.append({"path": one_line(entry.path), "reason": "its text was purged from the"
+                                         " remote (thatch sync purge); not taken"})
+        elif isinstance(got, Record):
             found[slug] = got
         elif not trusted:
             step.outcome.skipped.append({"path": one_line(entry.path), "reason": got})
@@ -93,12 +115,10 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
     return found
 
 
-def local_state(step: Any, store: str, last: dict[str, Record],
+def local_state(step: Any, store: str, last: dict[str, Record], remote: dict[str, Record],
                 clock: hlc.Clock) -> tuple[dict[str, tuple], set[str], dict[str, Record]]:
     """(slug -> the row's state as read, slugs kept out of the merge, slug ->
     this database's record of it)."""
-    from ..sync.gitconfig import identity
-
     conn = step.db.conn
     rows = {row["slug"]: row for row in table.rows(conn, store)}
     from ..storage import anchors
@@ -110,12 +130,27 @@ def local_state(step: Any, store: str, last: dict[str, Record],
     excluded = table.private_slugs(conn, store)
     if not step.ctx.setting("sync.branches"):
         excluded |= {slug for slug, r in rows.items() if r["branch"] and slug not in last}
-    me = identity(step.repo.top, step.ctx.env)
 
-    def forgotten_at(slug: str) -> int:
-        return hlc.millis_of(table.deleted_at(conn, store, slug)) or hlc.now_millis()
+    now = hlc.millis_of(step.ctx.now())
 
-    local = merge.local_records(rows, last, excluded, clock, me, forgotten_at)
+    def changed_at(slug: str) -> int:
+        row = rows[slug]
+        flagged = table.flagged_at(conn, store, slug, row["content"], row["label"])
+        return max(hlc.millis_of(row["updated_at"]), hlc.millis_of(flagged)) or now
+
+    def left(slug: str) -> tuple[str | None, int | None]:
+        moved = table.moved_from(conn, store, slug)
+        if moved is not None and moved[0] in rows:
+            return rows[moved[0]]["label"], hlc.millis_of(moved[1]) or None
+        return None, hlc.millis_of(table.deleted_at(conn, store, slug)) or None
+
+    # Only what was forgotten since this database first synced: a memory
+    # forgotten before never reached the team, and a teammate's of the same
+    # label is another memory.
+    since = hlc.millis_of(table.state(conn, store).get("since"))
+    shown = {slug: r.label for slug, r in remote.items() if since and not r.deleted and slug not in rows
+             and slug not in last and hlc.millis_of(table.deleted_at(conn, store, slug)) >= since}
+    local = merge.local_records(rows, last, excluded, clock, step.git.identity, changed_at, left, now, shown)
     scanner = None
     for slug, record in list(local.items()):
         if record.deleted or slug in step.allowed or record.same(last.get(slug)):
@@ -131,3 +166,23 @@ def local_state(step: Any, store: str, last: dict[str, Record],
                                       " credential; not shared (thatch sync --allow LABEL shares it anyway)",
                                       "rules": [f.to_json() for f in findings]})
     return state, excluded, local
+
+
+def purged_keys(git: Any, snapshot: Snapshot, known: str | None) -> set[str]:
+    """The text keys purged so far: the remote's purged.json and what this
+    database remembers (`known`, from its state)."""
+    keys = records.parse_purged(known.encode()) if known else set()
+    entry = snapshot.others.get(records.PURGED_PATH)
+    if entry is not None and entry.size <= records.MAX_PURGED * 50:
+        keys |= records.parse_purged(git.blobs([entry.sha]).get(entry.sha, b""))
+    return keys
+
+
+def hold_purged(step: Any, tree: dict[str, Record]) -> None:
+    """Take out of the next commit every version whose text was purged: it
+    stays here, reported as held, and is never published again."""
+    for slug, record in list(tree.items()):
+        if record.text_key in step.purged:
+            del tree[slug]
+            step.outcome.held.append({"slug": slug, "label": record.label, "reason": "its text was purged from"
+                                      " the remote (thatch sync purge); not shared again", "rules": []})

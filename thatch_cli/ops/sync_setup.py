@@ -49,16 +49,17 @@ def init(ctx: Context, remote: str | None, *, yes: bool, ask: Callable[[str], bo
     name = validate.branch(remote, "--remote") if remote else repo.remote or gitconfig.default_remote(repo.top, ctx.env)
     url = secrets.redact_url(gitconfig.remote_url(repo.top, ctx.env, name))  # never shown with its token
     who = audience(name, url, repo.store)
+    asked = False
     if repo.remote == name or yes:
         confirmed = True
     elif ask is not None:
-        confirmed = ask(who)
+        confirmed, asked = ask(who), True
     else:
         raise InvalidInput(f"{who} Pass --yes to share them (nothing was changed).", remote=name, url=url)
     if not confirmed:
         return Setup(repo.store, name, url, "declined", [], ["nothing was changed"])
     changes = gitconfig.enable(repo.top, ctx.env, name)
-    notices = [who]
+    notices = [] if asked else [who]  # the question already said it
     notices += _hooks(ctx, repo.top)
     return Setup(repo.store, name, url, "enabled" if changes else "unchanged", changes, notices)
 

@@ -166,3 +166,36 @@ def import_row(conn, values: dict[str, Any]) -> bool:
     conn.execute(f"INSERT INTO {_TABLE} ({', '.join(names)}) VALUES ({','.join('?' * len(names))})",
                  [row.get(n) for n in names])
     return True
+
+
+def date_newest(conn, store: str, slug: str, event: str, now: str) -> None:
+    """Give the version a change just kept the program's own time (the
+    triggers can only read the system clock): a forget or a flag change is
+    dated by the same clock as an edit, which sync orders changes by."""
+    conn.execute(f"UPDATE {_TABLE} SET recorded_at = ? WHERE id = (SELECT max(id) FROM {_TABLE}"
+                 " WHERE memory_store = ? AND memory_slug = ?) AND event = ?", (now, store, slug, event))
+
+
+def changed_at(conn, store: str, slug: str, content: str, label: str) -> str | None:
+    """When the memory's last change that left its label and text alone (a
+    flag, its branch, its confidence) was made: the time its newest kept
+    version was recorded, when that version has the same label and text."""
+    row = conn.execute(f"SELECT recorded_at, content, label FROM {_TABLE} WHERE memory_store = ? AND memory_slug = ?"
+                       " AND event != 'conflict' ORDER BY version DESC LIMIT 1", (store, slug)).fetchone()
+    return row[0] if row and row[1] == content and row[2] == label else None
+
+
+def moved_from(conn, store: str, slug: str) -> tuple[str, str] | None:
+    """(slug it has now, when it left `slug`) of the memory that was last
+    renamed away from `slug` in `store`, when that is `slug`'s latest
+    event (a forget of the slug since wins)."""
+    row = conn.execute(f"SELECT memory_slug, version, event FROM {_TABLE} WHERE memory_store = ? AND slug = ?"
+                       " AND ((memory_slug != slug AND event != 'conflict') OR (event = 'deleted' AND memory_slug = ?))"
+                       " ORDER BY id DESC LIMIT 1", (store, slug, slug)).fetchone()
+    if row is None or row[2] == "deleted":
+        return None
+    later = conn.execute(f"SELECT updated_at FROM {_TABLE} WHERE memory_store = ? AND memory_slug = ? AND version > ?"
+                         " ORDER BY version LIMIT 1", (store, row[0], row[1])).fetchone()
+    if later is None:
+        later = conn.execute("SELECT updated_at FROM entries WHERE store = ? AND slug = ?", (store, row[0])).fetchone()
+    return (row[0], later[0]) if later else None

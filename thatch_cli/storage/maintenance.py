@@ -87,15 +87,20 @@ def index_problems(conn) -> dict[str, int]:
     return {"wrong": wrong, "orphans": orphans}
 
 
-def set_flag(db: MemoryDB, store: str, slug: str, name: str, value: bool) -> bool:
+def set_flag(db: MemoryDB, store: str, slug: str, name: str, value: bool, now: str | None = None) -> bool:
     """Set or clear a flag field (memory/fields.py: archived ...) of one memory;
     False when it already was so. updated_at stays, as for a branch: the
-    content did not change (the history still keeps the change)."""
+    content did not change (the history still keeps the change, dated `now`:
+    sync orders the change by it)."""
     if fields.BY_NAME[name].kind != "flag":
         raise ValueError(f"{name} is not a flag")
     with db.transaction() as conn:
         cursor = conn.execute(f'UPDATE entries SET "{name}" = ? WHERE store = ? AND slug = ? AND "{name}" != ?',
                               (int(value), store, slug, int(value)))
+        if cursor.rowcount and now is not None:
+            from . import history
+
+            history.date_newest(conn, store, slug, "updated", now)
     return cursor.rowcount > 0
 
 

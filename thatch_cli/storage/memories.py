@@ -346,13 +346,19 @@ class MemoryDB:
             )
         return existing
 
-    def delete(self, store: str, slug: str) -> Memory:
+    def delete(self, store: str, slug: str, now: str | None = None) -> Memory:
+        """Forget a memory; `now` dates the version its history keeps (the
+        forget's time, which sync orders it by)."""
         with self.transaction() as conn:
             existing = self.get(store, slug)
             if existing is None:
                 raise NotFound(f"no memory {slug!r} in store {store}", store=store, slug=slug)
             conn.execute("DELETE FROM entries WHERE store = ? AND slug = ?", (store, slug))
             self.clear_verdicts(store, slug)
+            if now is not None:
+                from . import history
+
+                history.date_newest(conn, store, slug, "deleted", now)
         return existing
 
     def stamp_recalled(self, keys: Sequence[tuple[str, str]], now: str, *, wait: float | None = None) -> None:

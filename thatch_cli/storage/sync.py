@@ -211,6 +211,16 @@ def deleted_at(conn: sqlite3.Connection, store: str, slug: str) -> str | None:
     return row[0] if row else None
 
 
+def flagged_at(conn: sqlite3.Connection, store: str, slug: str, content: str, label: str) -> str | None:
+    """When a change that left the memory's label and text alone was last made (None: none since its text)."""
+    return _history().changed_at(conn, store, slug, content, label)
+
+
+def moved_from(conn: sqlite3.Connection, store: str, slug: str) -> tuple[str, str] | None:
+    """(slug now, when) of the memory renamed away from `slug`, when that is the slug's latest event."""
+    return _history().moved_from(conn, store, slug)
+
+
 def current(conn: sqlite3.Connection, store: str, slug: str) -> tuple | None:
     """A memory's SYNCED_FIELDS now: what the merge read must still hold
     for its change to be applied."""

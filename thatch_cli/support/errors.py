@@ -15,6 +15,7 @@ EXIT_CONFLICT = 4
 EXIT_ATTENTION = 5
 EXIT_DATABASE = 6
 EXIT_RETRY = 7
+EXIT_REFUSED = 8
 
 
 class ThatchError(Exception):
@@ -65,6 +66,21 @@ class Unavailable(ThatchError):
 
     exit_code = EXIT_RETRY
     code = "unavailable"
+
+
+class Refused(ThatchError):
+    """The remote does not accept this machine's credentials: trying again
+    will not help until they are fixed; nothing was lost."""
+
+    exit_code = EXIT_REFUSED
+    code = "refused"
+
+
+class DiskFull(ThatchError):
+    """No space left where a write had to go; nothing was lost."""
+
+    exit_code = EXIT_DATABASE
+    code = "disk_full"
 
 
 class ModelUnavailable(ThatchError):

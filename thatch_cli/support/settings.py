@@ -59,6 +59,7 @@ MAX_FILE_BYTES = 64 * 1024
 
 # How long one git fetch or push of thatch sync may take.
 SYNC_TIMEOUT = 60.0
+SYNC_STALL = 10.0
 
 _TRUE = ("1", "true", "on", "yes")
 _FALSE = ("0", "false", "off", "no")
@@ -167,6 +168,9 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("sync.timeout", "float", SYNC_TIMEOUT, "THATCH_SYNC_TIMEOUT",
             "Seconds one git fetch or push of thatch sync may take before it is killed (with its ssh).",
             above=0, high=3600),
+    Setting("sync.stall", "float", SYNC_STALL, "THATCH_SYNC_STALL",
+            "Seconds a git fetch or push of thatch sync may go without any progress before it is given up"
+            " (a silent server), within sync.timeout.", above=0, high=3600),
     Setting("sync.auto_push", "bool", False, "THATCH_SYNC_AUTO_PUSH",
             "After a plain git fetch brings teammates' memories, push this repository's new ones too"
             " (otherwise thatch sync pushes)."),

@@ -64,8 +64,9 @@ def fetch_specs(top: Path, env: Mapping[str, str], name: str) -> list[str]:
 
 
 def enable(top: Path, env: Mapping[str, str], name: str) -> list[str]:
-    """Opt in (idempotent); what was changed."""
-    changed = []
+    """Opt in (idempotent); what was changed. Switching to another remote
+    takes thatch's refspec off the others."""
+    changed = _drop_specs(top, env, keep=name)
     if remote(top, env) != name:
         _git(top, env, "config", "--local", KEY, name, check=True)
         changed.append(f"{KEY} = {name}")
@@ -79,27 +80,42 @@ def enable(top: Path, env: Mapping[str, str], name: str) -> list[str]:
 def disable(top: Path, env: Mapping[str, str]) -> list[str]:
     """Opt out: remove exactly what enable added; what was changed."""
     name = remote(top, env)
-    changed = []
+    changed = _drop_specs(top, env)
     if name is None:
         return changed
-    spec = refspec(name)
-    if spec in fetch_specs(top, env, name):
-        import re
-
-        _git(top, env, "config", "--local", "--fixed-value", "--unset-all", f"remote.{name}.fetch", spec)
-        if spec in fetch_specs(top, env, name):  # git before 2.30 has no --fixed-value
-            _git(top, env, "config", "--local", "--unset-all", f"remote.{name}.fetch", "^" + re.escape(spec) + "$")
-        changed.append(f"remote.{name}.fetch -= {spec}")
     _git(top, env, "config", "--local", "--unset-all", KEY)
     changed.append(f"{KEY} removed")
     return changed
 
 
-def identity(top: Path, env: Mapping[str, str]) -> str:
-    """`Name <email>` as git would sign a commit here."""
+def _drop_specs(top: Path, env: Mapping[str, str], keep: str | None = None) -> list[str]:
+    """Take thatch's refspec off every remote but `keep` (one left by an
+    earlier remote included); what was changed."""
+    import re
+
+    changed = []
+    listed = _git(top, env, "config", "--local", "--get-regexp", r"^remote\..*\.fetch$").stdout.splitlines()
+    for line in listed:
+        key, _, spec = line.partition(" ")
+        name = key[len("remote."):-len(".fetch")]
+        if name == keep or spec != refspec(name):
+            continue
+        _git(top, env, "config", "--local", "--fixed-value", "--unset-all", key, spec)
+        if spec in fetch_specs(top, env, name):  # git before 2.30 has no --fixed-value
+            _git(top, env, "config", "--local", "--unset-all", key, "^" + re.escape(spec) + "$")
+        changed.append(f"{key} -= {spec}")
+    return changed
+
+
+def identity(top: Path, env: Mapping[str, str], anonymous: str = "thatch") -> str:
+    """`Name <email>` as git would sign a commit here; without any identity
+    git knows, `anonymous` (a name of this database's own, so two machines
+    without one are still told apart) at this host."""
     result = _git(top, env, "var", "GIT_COMMITTER_IDENT")
     if result.returncode == 0 and ">" in result.stdout:
         return result.stdout.rsplit(">", 1)[0].strip() + ">"
-    name = get(top, env, "user.name") or env.get("USER") or "thatch"
-    email = get(top, env, "user.email") or f"{name}@localhost"
+    import socket
+
+    name = get(top, env, "user.name") or env.get("USER") or anonymous
+    email = get(top, env, "user.email") or f"{name}@{socket.gethostname() or 'localhost'}"
     return f"{name} <{email}>"

@@ -23,8 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..support.slugs import slugify
 from . import hlc, records
 from .records import Record
+
+ROW_OF_LOCAL = object()  # stands for "the row as the merge read it" until merge() has the rows
 
 
 class Conflict:
@@ -54,6 +57,7 @@ class Plan:
         self.conflicts: list[Conflict] = []
         self.held: list[str] = []
         self.local_changes: dict[str, Record] = {}
+        self.followers: set[str] = set()
 
     def pulled(self) -> dict[str, int]:
         counts = {"created": 0, "updated": 0, "deleted": 0}
@@ -63,29 +67,75 @@ class Plan:
 
 
 def local_records(rows: Mapping[str, Mapping[str, Any]], last: Mapping[str, Record], excluded: set[str],
-                  clock: hlc.Clock, me: str | None, forgotten_at: Callable[[str], int]) -> dict[str, Record]:
+                  clock: hlc.Clock, me: Callable[[], str | None], changed_at: Callable[[str], int],
+                  left: Callable[[str], tuple[str | None, int | None]], now: int,
+                  shown: Mapping[str, str] | None = None) -> dict[str, Record]:
     """This database's version of each memory it knows: a row as it is now
-    (with the last synced stamp when unchanged since, a new one otherwise),
-    or a tombstone for a memory synced before and forgotten here."""
+    (with the last synced stamp when unchanged since, else stamped with when
+    it changed: `changed_at`), or a tombstone for a memory synced before
+    and gone from here since (`left`: the label it was renamed to, None when
+    forgotten, and when; None: unknown, then `now`). A memory the remote
+    `shows` that this database forgot is a tombstone too, even when the last
+    synced commit is lost (a deleted ref, pruned and collected): a forget
+    made here is never dropped. Stamps are issued in the order the changes
+    were made, so a sync never makes an earlier change look later. `me`
+    (who commits here) is asked only when something changed."""
     found: dict[str, Record] = {}
-    for slug in sorted(set(rows) | set(last)):
+    pending: list[tuple[int, str, Record]] = []
+    shown = shown or {}
+    for slug in sorted(set(rows) | set(last) | set(shown)):
         if slug in excluded:
             continue
         row, previous = rows.get(slug), last.get(slug)
         if row is not None:
-            record = records.from_row(row, me, hlc.ZERO)
+            record = records.from_row(row, None, hlc.ZERO)
             if record.same(previous):
                 record.author, record.stamp = previous.author, previous.stamp
             else:
-                record.stamp = clock.issue(hlc.millis_of(row["updated_at"]))
-        elif previous is not None and not previous.deleted:
-            record = records.tombstone(slug, previous.label, me, clock.issue(forgotten_at(slug)))
-        elif previous is not None:
-            record = previous
+                pending.append((changed_at(slug), slug, record))
+        elif previous is None or not previous.deleted:
+            renamed_to, at = left(slug)
+            if previous is None and at is None:
+                continue  # never here, or not known to have been: the remote's is simply new
+            if renamed_to is not None and slugify(renamed_to) in excluded:
+                renamed_to = None  # moved out of what is shared: the remote never learns its new label
+            label = previous.label if previous is not None else shown[slug]
+            record = records.tombstone(slug, label, None, hlc.ZERO, renamed_to)
+            pending.append((now if at is None else at, slug, record))
         else:
-            continue
+            record = previous
         found[slug] = record
+    for at, _slug, record in sorted(pending, key=lambda item: (item[0], item[1])):
+        record.author, record.stamp = me(), clock.issue(at)
     return found
+
+
+def _follow_renames(local: dict[str, Record], base: Mapping[str, Record], remote: Mapping[str, Record],
+                    plan: Plan) -> set[str]:
+    """A change made after a rename on the other side follows the memory to
+    its new label: the old label keeps the rename's tombstone, the change
+    lands on the new one (`local` is changed to say so). The slugs settled
+    here (the merge leaves them alone)."""
+    settled: set[str] = set()
+    for slug in sorted(set(local) & set(remote)):
+        mine, theirs = local[slug], remote[slug]
+        for stone, live, stone_is_mine in ((theirs, mine, False), (mine, theirs, True)):
+            if stone.renamed_to is None or live.deleted or live.same(base.get(slug)) or live.stamp < stone.stamp:
+                continue
+            follower = records.moved(live, stone.renamed_to)
+            if follower.slug == slug:
+                continue
+            there = local.get(follower.slug)
+            if there is None or there.stamp < follower.stamp:
+                local[follower.slug] = follower
+                plan.followers.add(follower.slug)
+            settled.add(slug)
+            if stone_is_mine:
+                if not stone.identical(theirs):
+                    plan.tree[slug] = stone
+            else:
+                plan.apply.append((theirs, ROW_OF_LOCAL))
+    return settled
 
 
 def merge(local: Mapping[str, Record], base: Mapping[str, Record], remote: Mapping[str, Record],
@@ -93,7 +143,13 @@ def merge(local: Mapping[str, Record], base: Mapping[str, Record], remote: Mappi
     """Decide every memory (see the module's rules). `rows` maps a slug to
     the state its row was read in (None: no row here)."""
     plan = Plan()
+    local = dict(local)
+    settled = _follow_renames(local, base, remote, plan)
+    plan.apply = [(record, rows.get(record.slug) if before is ROW_OF_LOCAL else before)
+                  for record, before in plan.apply]
     for slug in sorted(set(local) | set(remote) | excluded):
+        if slug in settled:
+            continue
         mine, theirs, common = local.get(slug), remote.get(slug), base.get(slug)
         remote_changed = theirs is not None and not theirs.same(common)
         if slug in excluded:
@@ -115,6 +171,8 @@ def merge(local: Mapping[str, Record], base: Mapping[str, Record], remote: Mappi
             chosen = mine
         if chosen is theirs and theirs is not None and not theirs.same(mine) and not (theirs.deleted and mine is None):
             plan.apply.append((theirs, rows.get(slug)))
+        elif chosen is mine and slug in plan.followers:  # made here by the merge: written like an incoming one
+            plan.apply.append((mine, rows.get(slug)))
         if chosen is not None and chosen is not theirs and not chosen.identical(theirs):
             plan.tree[slug] = chosen
     for record in remote.values():

@@ -5,7 +5,8 @@ A live memory's file is a `thatch export` line without what is not synced
 (store, vectors and model, recall counts: records.SYNCED_FIELDS says what
 is), and its `anchors` when it has any (the code it describes), plus `author` (who wrote this version) and `hlc` (its hybrid logical
 clock stamp). A forgotten memory leaves a tombstone: `deleted: true` with
-its slug, label, author and stamp; absence is never a deletion.
+its slug, label, author and stamp, and `renamed_to` (the new label) when
+the memory was renamed rather than forgotten; absence is never a deletion.
 
 Files from the remote are read as an import reads a line (memory/jsonl.py:
 every check `remember` applies) and more: the file's name must be its
@@ -28,6 +29,10 @@ from ..support.slugs import slugify
 from . import hlc
 
 FORMAT_PATH = "format.json"
+# Tombstones of content: what `thatch sync purge` took off the remote, as
+# the sha1 of each purged text, so no clone publishes that text again.
+PURGED_PATH = "purged.json"
+MAX_PURGED = 10_000
 FORMAT = {"format": "thatch-memories", "version": 1,
           "about": "Memories shared by thatch sync: m/<2 hex of sha1(slug)>/<slug>.json, one per memory."}
 FORMAT_VERSION = 1
@@ -47,6 +52,26 @@ def slug_of(path: str) -> str | None:
         return None
     slug = parts[2][: -len(".json")]
     return slug if slug and path_of(slug) == path else None
+
+
+def text_key(content: str) -> str:
+    return hashlib.sha1(content.encode("utf-8")).hexdigest()
+
+
+def parse_purged(data: bytes) -> set[str]:
+    """The text keys a purged.json lists (anything else in it is ignored)."""
+    try:
+        keys = json.loads(data.decode("utf-8")).get("purged", [])
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return set()
+    if not isinstance(keys, list):
+        return set()
+    return {k for k in keys[:MAX_PURGED] if isinstance(k, str) and len(k) == 40
+            and all(c in "0123456789abcdef" for c in k)}
+
+
+def encode_purged(keys: set[str]) -> bytes:
+    return (json.dumps({"purged": sorted(keys)[:MAX_PURGED]}, indent=0) + "\n").encode()
 
 
 def digest_of(fields: Mapping[str, Any] | None) -> str:
@@ -69,11 +94,13 @@ class Record:
     cache of sync_read) holds only its digest until its fields are asked
     for, when `load` reads them."""
 
-    __slots__ = ("_digest", "_fields", "_load", "author", "label", "slug", "stamp")
+    __slots__ = ("_digest", "_fields", "_load", "_text_key", "author", "label", "renamed_to", "slug", "stamp")
 
     def __init__(self, slug: str, label: str, fields: dict[str, Any] | None, author: str | None,
-                 stamp: hlc.Stamp, *, digest: str | None = None, load: Callable[[], Record] | None = None) -> None:
+                 stamp: hlc.Stamp, *, digest: str | None = None, load: Callable[[], Record] | None = None,
+                 renamed_to: str | None = None, text_key: str | None = None) -> None:
         self.slug, self.label, self.author, self.stamp = slug, label, author, stamp
+        self.renamed_to, self._text_key = renamed_to, text_key
         self._fields: Any = _UNREAD if load is not None else fields
         self._digest, self._load = digest, load
 
@@ -88,6 +115,22 @@ class Record:
         if self._digest is None:
             self._digest = digest_of(self.fields)
         return self._digest
+
+    @property
+    def unread(self) -> bool:
+        """Known from the cache only: its fields are read when first asked for."""
+        return self._fields is _UNREAD
+
+    def provide(self, fields: dict[str, Any] | None) -> None:
+        """Its fields, read together with others' (sync_read.read_fields)."""
+        self._fields = fields
+
+    @property
+    def text_key(self) -> str | None:
+        """What a purge remembers of this version (None for a tombstone)."""
+        if self._text_key is None and self.fields is not None:
+            self._text_key = text_key(self.fields["content"])
+        return self._text_key
 
     @property
     def deleted(self) -> bool:
@@ -105,6 +148,8 @@ class Record:
     def to_json(self) -> dict[str, Any]:
         if self.fields is None:
             data: dict[str, Any] = {"slug": self.slug, "label": self.label, "deleted": True}
+            if self.renamed_to is not None:
+                data["renamed_to"] = self.renamed_to
         else:
             data = {"slug": self.slug, **self.fields}
         data["author"] = self.author
@@ -167,8 +212,19 @@ def _anchors(raw: Any, slug: str) -> list[dict[str, Any]]:
     return found
 
 
-def tombstone(slug: str, label: str, author: str | None, stamp: hlc.Stamp) -> Record:
-    return Record(slug, label, None, author, stamp)
+def tombstone(slug: str, label: str, author: str | None, stamp: hlc.Stamp, renamed_to: str | None = None) -> Record:
+    return Record(slug, label, None, author, stamp, renamed_to=renamed_to)
+
+
+def moved(record: Record, label: str) -> Record:
+    """`record`'s memory under `label` (a rename made elsewhere that it
+    follows): the same text under the new heading, the same author and stamp."""
+    from ..support.slugs import body_of, passage_text
+
+    assert record.fields is not None
+    fields = {**record.fields, "label": label,
+              "content": passage_text(label, body_of(record.label, record.fields["content"]))}
+    return Record(slugify(label), label, fields, record.author, record.stamp)
 
 
 def values_of(record: Record, store: str) -> dict[str, Any]:
@@ -210,7 +266,13 @@ def parse(path: str, data: bytes, now: str) -> Record:
             label = validate.label(label)
         except InvalidInput as exc:
             raise jsonl.Invalid(exc.message) from None
-        record = tombstone(slugify(label), label, author, stamp)
+        renamed_to = raw.get("renamed_to")
+        if renamed_to is not None:
+            try:
+                renamed_to = validate.label(jsonl.text_value(raw, "renamed_to", required=True))
+            except InvalidInput as exc:
+                raise jsonl.Invalid(exc.message) from None
+        record = tombstone(slugify(label), label, author, stamp, renamed_to)
     else:
         values = jsonl.memory({k: v for k, v in raw.items() if k in ("slug", *SYNCED_FIELDS)}, "-", now, {})
         values["anchors"] = _anchors(raw.get("anchors"), values["slug"])

@@ -26,6 +26,8 @@ FILE_MODE = 0o100644
 TREE_MODE = 0o040000
 
 
+FEW_BLOBS = 16
+
 class RemoteRefused(ThatchError):
     """The remote's memories ref holds something thatch will not read."""
 
@@ -68,6 +70,16 @@ class Git:
         self.top, self.env = top, dict(env)
         self._repo = None
         self._snapshots: dict[str, Snapshot] = {}
+        self._identity: str | None = None
+        self.anonymous = "thatch"  # the name when git knows none (sync sets one of the database's own)
+
+    def identity(self) -> str:
+        """Who commits here (`git var`, asked once: a sync needs it several times)."""
+        if self._identity is None:
+            from .gitconfig import identity
+
+            self._identity = identity(self.top, self.env, self.anonymous)
+        return self._identity
 
     @property
     def repo(self):
@@ -120,9 +132,6 @@ class Git:
 
         found = find_merge_base(self.repo, [a.encode(), b.encode()])
         return found[0].decode() if found else None
-
-    def is_ancestor(self, older: str, newer: str) -> bool:
-        return self.merge_base(older, newer) == older
 
     # -- reading -----------------------------------------------------------------------
 
@@ -183,10 +192,19 @@ class Git:
                                 f" reads format {records.FORMAT_VERSION}: upgrade thatch to sync")
 
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
-        """The content of each blob (one `git cat-file --batch`)."""
+        """The content of each blob (one `git cat-file --batch`, or dulwich
+        for a few)."""
         wanted = list(dict.fromkeys(shas))
         if not wanted:
             return {}
+        if len(wanted) <= FEW_BLOBS:  # read here: a process costs more than a few small objects
+            store, found = self.repo.object_store, {}
+            for sha in wanted:
+                try:
+                    found[sha] = store[sha.encode()].as_raw_string()
+                except KeyError:
+                    continue
+            return found
         out = self.run("cat-file", "--batch", data=("\n".join(wanted) + "\n").encode())
         found: dict[str, bytes] = {}
         at = 0
