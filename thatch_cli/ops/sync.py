@@ -292,7 +292,7 @@ class _Round:
         remote = read_side(self, snap_remote, trusted=False)
         node = table.node_id(conn, random.getrandbits(40).to_bytes(5, "big").hex()) if not dry_run else "dry"
         self.git.anonymous = f"thatch-{node}"
-        clock = hlc.Clock(node, hlc.parse(state.get("hlc")))
+        clock = hlc.Clock(node, hlc.parse(state.get("hlc")), hlc.millis_of(self.ctx.now()))
         rows, excluded, local = local_state(self, store, last, remote, clock)
         plan = merge.merge(local, base, remote, rows, excluded, clock)
         if self.purged:

@@ -87,7 +87,7 @@ def purge(ctx: Context, label: str) -> Purged:
             db = ctx.db()
             state = table.state(db.conn, repo.store)
             clock = hlc.Clock(table.node_id(db.conn, random.getrandbits(40).to_bytes(5, "big").hex()),
-                              hlc.parse(state.get("hlc")))
+                              hlc.parse(state.get("hlc")), hlc.millis_of(ctx.now()))
             clock.see(old.stamp if old else None)
             git.anonymous = f"thatch-{clock.node}"
             stone = records.tombstone(slug, name, git.identity(),

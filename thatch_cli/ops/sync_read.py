@@ -85,7 +85,7 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
         known = cache.get(entry.sha) if got is None else None
         stamp = hlc.parse(known[4]) if known is not None else None
         if known is not None and known[0] == slug and stamp is not None:
-            got = records.FAR_AHEAD if hlc.too_far_ahead(stamp) else Record(
+            got = records.FAR_AHEAD if hlc.too_far_ahead(stamp, hlc.millis_of(now)) else Record(
                 slug, known[1], None, known[3], stamp, digest=known[2], load=lambda entry=entry: _full(step, entry),
                 renamed_to=known[5], text_key=known[6])
         elif got is None:

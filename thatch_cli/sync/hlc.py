@@ -73,11 +73,11 @@ def millis_of(timestamp: str | None) -> int:
 class Clock:
     """The clock of one database: `last` is the latest stamp seen or issued."""
 
-    def __init__(self, node: str, last: Stamp | None = None) -> None:
+    def __init__(self, node: str, last: Stamp | None = None, now: int | None = None) -> None:
         self.node = node
         # A clock an earlier thatch let a far-future stamp push ahead
         # restarts from now: the stamps it saw are refused at import.
-        self.last = ZERO if last is None or too_far_ahead(last) else last
+        self.last = ZERO if last is None or too_far_ahead(last, now) else last
 
     def issue(self, physical: int) -> Stamp:
         """A stamp for a change made at `physical` milliseconds, later than

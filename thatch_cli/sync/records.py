@@ -257,7 +257,7 @@ def parse(path: str, data: bytes, now: str) -> Record:
     stamp = hlc.parse(raw.get("hlc"))
     if stamp is None:
         raise jsonl.Invalid("missing or malformed 'hlc' stamp")
-    if hlc.too_far_ahead(stamp):
+    if hlc.too_far_ahead(stamp, hlc.millis_of(now)):
         raise jsonl.Invalid(FAR_AHEAD)
     author = check_author(raw.get("author"))
     if raw.get("deleted") is True:
