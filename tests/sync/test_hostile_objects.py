@@ -8,8 +8,8 @@ and forced onto the bare repository, as anyone who can push could."""
 from __future__ import annotations
 
 import json
-import time
 import subprocess
+import time
 
 import pytest
 
