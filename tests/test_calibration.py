@@ -164,7 +164,7 @@ def decisions(embedder, env: dict, tmp: Path) -> dict:
     found = {}
     for prompt in PROMPTS:
         found[prompt] = {
-            "nudge": [m.memory.label for m in nudge.related(ctx, prompt, cosine=NUDGE_THRESHOLD)],
+            "nudge": [m.memory.label for m in nudge.related(ctx, prompt, threshold=NUDGE_THRESHOLD)],
             "recall": [r.memory.label for r in peek(ctx, prompt).results],
         }
     for label, body in NEAR_COPIES.items():
