@@ -72,6 +72,7 @@ def commands(locomo: Path, tmp: Path) -> dict[str, list[str]]:
         "light.py": ["--runs", "1", "--no-original"],
         "locomo.py": [data, "--model", "fake:64"],
         "mcp.py": ["--runs", "1", "--sizes", "40"],
+        "mcp_start.py": ["--runs", "1"],
         "models.py": ["minilm"],
         "nudge_latency.py": ["--runs", "1", "--size", "40", "--load", "0", "--cold-runs", "1"],
         "nudge_rule.py": ["--models", "fake:64"],

@@ -230,19 +230,57 @@ def build(runner: ToolRunner):
 
 
 def serve(env: Mapping[str, str], *, max_chars: int, lock_wait: float = DEFAULT_LOCK_WAIT) -> None:
-    """Serve over stdin/stdout until the host closes stdin (or SIGINT)."""
+    """Serve over stdin/stdout until the host closes stdin (or SIGINT). The
+    handshake is answered while the SDK imports (mcp/handshake.py)."""
+    import threading
+
+    from ..daemon.warm import maybe_warm
+    from .handshake import Wire, answer_opening, tools_result
+    from .transport import stdin_lines
+
+    importing = threading.Thread(target=_import_sdk, name="thatch-mcp-import", daemon=True)
+    wire = Wire()
+    maybe_warm(env)  # the model loads while the host is still handshaking
+    source = stdin_lines()
+
+    def send(message: dict) -> None:
+        wire.send(message)
+        # Importing competes for the interpreter: start once the first answer is out.
+        if importing.ident is None:
+            importing.start()
+
+    try:
+        opening = answer_opening(source, send, instructions=INSTRUCTIONS, server_version=__version__,
+                                 tools=lambda: tools_result(TOOLS))
+    except KeyboardInterrupt:
+        return
+    if opening.ended:
+        return
+    if importing.ident is None:
+        importing.start()
+    importing.join()
+    wire.skip_answer_to(opening.answered)
+    _run_sdk(ToolRunner(env, max_chars=max_chars, lock_wait=lock_wait), source, opening.replay, wire)
+
+
+def _import_sdk() -> None:
+    import anyio  # noqa: F401
+    import mcp.server.lowlevel  # noqa: F401
+    import mcp.server.stdio  # noqa: F401
+    import mcp_types  # noqa: F401
+
+
+def _run_sdk(runner: ToolRunner, source, first: list, wire) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from ..daemon.warm import maybe_warm
     from .transport import Lines
 
-    server = build(ToolRunner(env, max_chars=max_chars, lock_wait=lock_wait))
-    maybe_warm(env)  # the model loads while the host is still handshaking
+    server = build(runner)
 
     async def main() -> None:
-        lines = Lines()  # every line checked, refused ones answered (transport.py)
-        async with stdio_server(stdin=lines) as (read, write):
+        lines = Lines(source, first)  # every line checked, refused ones answered (transport.py)
+        async with stdio_server(stdin=lines, stdout=wire) as (read, write):
             lines.answer = write
             await server.run(read, write, server.create_initialization_options())
 
