@@ -66,10 +66,30 @@ def test_the_early_answers_are_the_sdks(first, isolated_env):
     assert early[0]["id"] == 1
 
 
-def test_the_handshake_knows_the_versions_the_sdk_negotiates():
+# How Claude Code 2.1.332 opens: a probe for the stateless era, each request naming the client in _meta.
+META = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.332"},
+                  "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": True}}}}
+MODERN = [{"jsonrpc": "2.0", "id": "server-discover-probe-1", "method": "server/discover", "params": META},
+          {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": META},
+          {"jsonrpc": "2.0", "id": 3, "method": "ping", "params": META},
+          {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+           "params": {"name": "store_list", "arguments": {}, **META}}]
+
+
+def test_the_stateless_opening_is_answered_as_the_sdk_does(isolated_env):
+    env = mcp_env()
+    early = exchange(MODERN, env)
+    assert early == exchange([TO_THE_SDK, *MODERN], env)
+    assert early[0]["result"]["supportedVersions"] == ["2026-07-28"] and early[1]["result"]["tools"]
+    assert early[3]["result"]["structuredContent"]["stores"][0]["name"] == "global"
+
+
+def test_the_handshake_knows_the_versions_the_sdk_negotiates(isolated_env):
     from mcp.server.runner import HANDSHAKE_PROTOCOL_VERSIONS
 
     assert handshake.PROTOCOL_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)
+    assert exchange(MODERN[:1], mcp_env())[0]["result"]["supportedVersions"] == [handshake.MODERN_VERSION]
 
 
 def test_the_handshake_does_not_wait_for_the_sdk(isolated_env, tmp_path: Path):
@@ -81,6 +101,7 @@ def test_the_handshake_does_not_wait_for_the_sdk(isolated_env, tmp_path: Path):
     started = time.monotonic()
     answers = exchange([initialize("2025-06-18"), *OPENING], env, timeout=20)
     assert [a["id"] for a in answers] == [1, 2, "p"] and time.monotonic() - started < 60
+    assert [a["id"] for a in exchange(MODERN[:2], env, timeout=20)] == ["server-discover-probe-1", 2]
     names = [tool["name"] for tool in answers[1]["result"]["tools"]]
     assert "memory_recall" in names and "memory_remember" in names
 

@@ -26,23 +26,11 @@ from .. import __version__
 from ..location.scope import project_dir
 from ..ops.context import Context
 from ..support.errors import InvalidInput, ThatchError, database_error
+from .handshake import DEFAULT_LOCK_WAIT, INSTRUCTIONS
 from .render import render_error
 from .results import Reply, cap
 from .tool import Session, Tool
 from .tools import BY_NAME, TOOLS
-
-INSTRUCTIONS = """\
-thatch is this project's long-term memory (shared with the `thatch` CLI and other sessions).
-- Recall first: at the start of a task, and whenever the user refers to something that may have been \
-decided, fixed or preferred before, call memory_recall with a short query (it searches this project's \
-store and the global store). Read a hit in full with memory_show.
-- Remember what lasts: when you learn a decision, a convention, a non-obvious fix, or a preference or \
-correction from the user, call memory_remember with a short label and self-contained content \
-(store "global" for what holds across projects). Update with overwrite: true rather than adding a near-copy.
-- Tidy when asked or when hygiene is reported: find_duplicates, dedup_mark_checked, memory_hygiene.
-- When a thatch: note says tool interactions are queued, fetch them with get_extraction_payload, save what is durable, then call extraction_done."""
-
-DEFAULT_LOCK_WAIT = 10.0
 
 
 class ToolRunner:
@@ -229,54 +217,15 @@ def build(runner: ToolRunner):
                   on_call_tool=call_tool)
 
 
-def serve(env: Mapping[str, str], *, max_chars: int, lock_wait: float = DEFAULT_LOCK_WAIT) -> None:
-    """Serve over stdin/stdout until the host closes stdin (or SIGINT). The
-    handshake is answered while the SDK imports (mcp/handshake.py)."""
-    import threading
-
-    from ..daemon.warm import maybe_warm
-    from .handshake import Wire, answer_opening, tools_result
-    from .transport import stdin_lines
-
-    importing = threading.Thread(target=_import_sdk, name="thatch-mcp-import", daemon=True)
-    wire = Wire()
-    maybe_warm(env)  # the model loads while the host is still handshaking
-    source = stdin_lines()
-
-    def send(message: dict) -> None:
-        wire.send(message)
-        # Importing competes for the interpreter: start once the first answer is out.
-        if importing.ident is None:
-            importing.start()
-
-    try:
-        opening = answer_opening(source, send, instructions=INSTRUCTIONS, server_version=__version__,
-                                 tools=lambda: tools_result(TOOLS))
-    except KeyboardInterrupt:
-        return
-    if opening.ended:
-        return
-    if importing.ident is None:
-        importing.start()
-    importing.join()
-    wire.skip_answer_to(opening.answered)
-    _run_sdk(ToolRunner(env, max_chars=max_chars, lock_wait=lock_wait), source, opening.replay, wire)
-
-
-def _import_sdk() -> None:
-    import anyio  # noqa: F401
-    import mcp.server.lowlevel  # noqa: F401
-    import mcp.server.stdio  # noqa: F401
-    import mcp_types  # noqa: F401
-
-
-def _run_sdk(runner: ToolRunner, source, first: list, wire) -> None:
+def run_sdk(env: Mapping[str, str], *, max_chars: int, lock_wait: float, source, first: list, wire) -> None:
+    """Serve the rest of the session with the SDK (mcp/handshake.py answered
+    the opening): `first` are the lines it read, `source` the rest of stdin."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     from .transport import Lines
 
-    server = build(runner)
+    server = build(ToolRunner(env, max_chars=max_chars, lock_wait=lock_wait))
 
     async def main() -> None:
         lines = Lines(source, first)  # every line checked, refused ones answered (transport.py)
