@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ import pytest
 from thatch_cli.ops.context import Context
 from thatch_cli.ops.remember import remember
 
-from helpers import hook, hook_payload, stop_all, thatch_process
+from helpers import bench_models, hook, hook_payload, stop_all, thatch_process
 
 pytestmark = pytest.mark.model
 
@@ -35,8 +34,7 @@ COMMON_WORDS = ["write a unit test for the slugify helper", "what is a cluster i
 
 @pytest.fixture(scope="module")
 def model_paths(minilm_folder, tmp_path_factory) -> dict[str, str | None]:
-    sys.path.insert(0, str(ROOT / "bench"))
-    import models
+    models = bench_models()
 
     mpnet = models.cache_root() / "all-mpnet-base-v2"
     return {"minilm": minilm_folder,
