@@ -112,7 +112,7 @@ def context(tmp: str, embedder, store: str) -> Context:
 def nudge_best(ctx: Context, prompt: str) -> float:
     """The best score a memory the nudge would list has (ops/nudge.related
     with no cut-off): the nudge fires at cut-off t when this reaches t."""
-    found = nudge.related(ctx, prompt, cosine=-1.0)
+    found = nudge.related(ctx, prompt, threshold=-1.0)
     return max((m.score for m in found), default=-1.0)
 
 

@@ -45,6 +45,18 @@ class BrokenEmbedder:
     embed_passages = embed_query
 
 
+def bench_models():
+    """bench/models.py as a module, loaded by its path: putting bench/ on
+    sys.path would let bench/mcp.py shadow the MCP SDK for the rest of the run."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "models.py"
+    spec = importlib.util.spec_from_file_location("thatch_bench_models", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def require(*tools: str) -> None:
     """Skip the calling test, saying why, when a program it drives is not installed
     (the shells and man's tools are optional: the README says what the full suite needs)."""

@@ -24,7 +24,7 @@ from thatch_cli.ops.recall import peek
 from thatch_cli.ops.remember import remember
 from thatch_cli.support.settings import NUDGE_THRESHOLD, RECALL_FLOOR
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import bench_models
 
 # -- the arithmetic -------------------------------------------------------------------------------
 
@@ -151,8 +151,7 @@ NEAR_COPIES = {
 
 @pytest.fixture(scope="module")
 def squeezed(minilm_path, tmp_path_factory) -> str:
-    sys.path.insert(0, str(ROOT / "bench"))
-    from models import build_compressed
+    build_compressed = bench_models().build_compressed
 
     return str(build_compressed(minilm_path, tmp_path_factory.mktemp("models") / "all-MiniLM-L6-v2-compressed"))
 
@@ -165,7 +164,7 @@ def decisions(embedder, env: dict, tmp: Path) -> dict:
     found = {}
     for prompt in PROMPTS:
         found[prompt] = {
-            "nudge": [m.memory.label for m in nudge.related(ctx, prompt, cosine=NUDGE_THRESHOLD)],
+            "nudge": [m.memory.label for m in nudge.related(ctx, prompt, threshold=NUDGE_THRESHOLD)],
             "recall": [r.memory.label for r in peek(ctx, prompt).results],
         }
     for label, body in NEAR_COPIES.items():

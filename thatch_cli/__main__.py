@@ -35,6 +35,14 @@ def run(argv: list[str], ctx=None) -> int:
 
         module, _, function = HOT_COMMANDS[argv[0]].partition(":")
         return getattr(importlib.import_module(module), function or "main")(argv[1:])
+    if ctx is None and argv[:1] == ["mcp"]:
+        # A host waits only so long for a server's first answer: plain
+        # `thatch mcp` goes straight to it (mcp/handshake.py); the rest below.
+        from .mcp.handshake import main as mcp
+
+        code = mcp(argv[1:])
+        if code is not None:
+            return code
     if ctx is None:
         from .ops.context import Context
 

@@ -189,6 +189,23 @@ def test_recall_store_all_stores_branch_archived_limit(cli, seeded):
     assert cli("recall", "publish", "--limit", "0", cwd=seeded).exit_code == 2
 
 
+def test_recall_that_finds_nothing_here_says_which_stores_match(cli, seeded, tmp_path):
+    """Outside the repository (its own store, plus global) a query about the
+    repository's memories names the stores that match and how to search them."""
+    outside = tmp_path / "elsewhere-dir"
+    outside.mkdir()
+    code, data = run_json(cli, "recall", "twine", "upload", "--mode", "lexical", cwd=outside)
+    assert code == 0 and data["results"] == [] and "acme/widget" not in data["stores"]
+    assert data["elsewhere"] == {"acme/widget": 1}
+    text = cli("recall", "twine", "upload", "--mode", "lexical", cwd=outside)
+    assert text.exit_code == 0
+    assert "1 match in other stores: acme/widget (1); -a (--all-stores) searches every store" in text.stderr
+    # Found here, or searched everywhere: nothing to add.
+    assert run_json(cli, "recall", "twine", "upload", "--mode", "lexical", cwd=seeded)[1]["elsewhere"] is None
+    assert run_json(cli, "recall", "twine", "upload", "-a", "--mode", "lexical", cwd=outside)[1]["elsewhere"] is None
+    assert run_json(cli, "recall", "no such words", "--mode", "lexical", cwd=outside)[1]["elsewhere"] == {}
+
+
 def test_recall_includes_current_branch_only(cli, seeded):
     git(seeded, "switch", "-qc", "feat/login")
     assert "login-wip" in _slugs(run_json(cli, "recall", "login form", cwd=seeded)[1])

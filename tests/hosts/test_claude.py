@@ -5,6 +5,7 @@ requests Claude Code sends."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import CLAUDE_VERSIONS, NEWEST_CLAUDE, claude
@@ -46,6 +47,36 @@ def context_text(body: dict) -> str:
                 inner = part.get("content")
                 parts.append(inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False))
     return "\n".join(parts)
+
+
+def offered_tools(body: dict) -> set[str]:
+    """The tools a request offers the model: its `tools`, and those it lists by
+    name alone, one per line, for loading on demand (Claude Code's deferred tools)."""
+    names = {tool.get("name") for tool in body.get("tools") or []}
+
+    def strings(value):
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for inner in value.values():
+                yield from strings(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                yield from strings(inner)
+
+    for text in strings({k: v for k, v in body.items() if k != "tools"}):
+        names.update(line for line in text.splitlines() if re.fullmatch(r"mcp__\w+", line))
+    return names
+
+
+def test_a_one_shot_offers_thatchs_tools_in_its_first_model_request(sandbox, api):
+    """`claude -p` sends its one request once its MCP servers answered, or
+    gives up waiting for them: thatch's handshake must be ready by then."""
+    argv = prepare(sandbox, NEWEST_CLAUDE)
+    assert sandbox.thatch("setup", "claude").returncode == 0
+    ask(sandbox, argv, UNRELATED)
+    offered = offered_tools(model_requests(api, UNRELATED)[0])
+    assert {"mcp__thatch__memory_recall", "mcp__thatch__memory_remember"} <= offered, " ".join(sorted(offered)) + json.dumps(model_requests(api, UNRELATED)[0])[-3000:]
 
 
 @pytest.mark.parametrize("version", CLAUDE_VERSIONS)

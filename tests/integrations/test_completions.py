@@ -426,6 +426,33 @@ def test_the_bash_hint_is_true_on_a_plain_bashrc(cli, isolated_env, tmp_path):
     _completes_in_a_new_shell(["bash", "-i"], {**os.environ, **isolated_env, "TERM": "dumb"}, tmp_path)
 
 
+DEBIAN_BASHRC = """\
+# the completion block of Debian's and Ubuntu's stock ~/.bashrc
+if ! shopt -oq posix; then
+  if [ -f /usr/share/bash-completion/bash_completion ]; then
+    . /usr/share/bash-completion/bash_completion
+  elif [ -f /etc/bash_completion ]; then
+    . /etc/bash_completion
+  fi
+fi
+"""
+
+
+def test_a_stock_bashrc_without_the_bash_completion_package_gets_the_line_to_add(cli, isolated_env, tmp_path):
+    """Debian's ~/.bashrc names the loader but loads it only if the package is
+    installed: without it, install must not claim that new shells complete."""
+    if any(Path(loader).is_file() for loader in completion_install.LOADERS):
+        pytest.skip("bash-completion is installed here: its loader exists")
+    home = Path(isolated_env["HOME"])
+    (home / ".bashrc").write_text(DEBIAN_BASHRC)
+    notes = run_json(cli, "completion", "install", "bash")[1]["notes"]
+    assert not any("bash-completion loads it" in n for n in notes), notes
+    line = _line_to_add(notes, "Nothing loads bash-completion here")
+    with open(home / ".bashrc", "a") as fh:
+        fh.write(line + "\n")
+    _completes_in_a_new_shell(["bash", "-i"], {**os.environ, **isolated_env, "TERM": "dumb"}, tmp_path)
+
+
 def test_the_zsh_hints_are_true_on_a_plain_zshrc(cli, isolated_env, tmp_path):
     """An empty ~/.zshrc: install says to add the fpath line and to start compinit after it;
     with those two lines a new interactive zsh completes thatch."""

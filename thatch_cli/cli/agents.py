@@ -30,7 +30,7 @@ def mcp(
 
     Tools: memory_remember, memory_recall, memory_list, memory_show, memory_forget, store_list, find_duplicates, dedup_mark_checked, memory_hygiene, get_extraction_payload, extraction_done. The store and branch are detected per call from CURSOR_PROJECT_DIR, CLAUDE_PROJECT_DIR or the working directory.
     """
-    from ..mcp.server import serve
+    from ..mcp.handshake import serve
     from ..support.settings import MCP_MIN_CHARS
 
     if max_chars is None:

@@ -48,7 +48,8 @@ AllBranches = Annotated[bool, Option("--all-branches", help="Include the memorie
 ], json="query, stores, branch, all_branches, mode (hybrid, semantic, lexical; anchored for --file alone), floor,"
         " results (brief plus score, match, scores, snippet,"
         " content, anchors, drift: one line per anchor whose code moved, changed or is gone), weak_count, weak,"
-        " notices,"
+        " notices, elsewhere (when nothing matched: the other stores that match,"
+        " store: count, {} for none; null when something matched or every store was searched),"
         " budget (chars, omitted; null without --budget)")
 def recall(
     ctx: Context, out: Output, *,
@@ -163,6 +164,8 @@ def show(out: Output, outcome, budget: int | None = None, show_weak: bool = Fals
             count = len(outcome.weak)
             out.notice(f"{count} weaker match{'es' if count != 1 else ''} below the floor {outcome.floor:g}"
                        " left out (--show-weak lists them)")
+        if outcome.elsewhere:
+            out.notice(elsewhere_line(outcome.elsewhere))
     blocks = [_block(r) for r in outcome.results]
     weak_blocks = [_block(r) for r in weak]
     kept, kept_weak = len(blocks), len(weak_blocks)
@@ -175,6 +178,18 @@ def show(out: Output, outcome, budget: int | None = None, show_weak: bool = Fals
         out.notice(f"the last {kept_weak} line{'s are' if kept_weak != 1 else ' is'} "
                    + _weak_header(outcome).strip().rstrip(":").lower())
     out.stdout.write("".join(blocks[:kept] + weak_blocks[:kept_weak]))
+
+
+def elsewhere_line(counts: dict[str, int]) -> str:
+    """Where else the query matches: "3 matches in other stores: acme/widget (2), acme/api (1); -a searches every store"."""
+    from ..support.textsafe import one_line
+
+    total = sum(counts.values())
+    shown = list(counts.items())[:3]
+    more = f", and {len(counts) - 3} more" if len(counts) > 3 else ""
+    places = ", ".join(f"{one_line(store)} ({count})" for store, count in shown)
+    return (f"{total} match{'es' if total != 1 else ''} in other stores: {places}{more};"
+            " -a (--all-stores) searches every store")
 
 
 def _fit_plain(out: Output, blocks: list[str], weak_blocks: list[str], budget: int) -> tuple[int, int]:

@@ -95,7 +95,7 @@ def related(env: Mapping[str, str], cwd: Path, prompt: str) -> list:
     semantic = not disabled(env)
     with Context(env=env, cwd=cwd, use_daemon=True, wait_for_model=False,
                  _db=MemoryDB.open_existing(db_path)) as ctx:
-        return nudge.related(ctx, prompt, cosine=nudge.threshold(env), semantic=semantic)
+        return nudge.related(ctx, prompt, threshold=nudge.threshold(env), semantic=semantic)
 
 
 def files_nudge(found: list, max_chars: int = MAX_CHARS) -> str:

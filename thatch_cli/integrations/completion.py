@@ -64,10 +64,32 @@ def _live(path: Path) -> str:
     return "\n".join(line for line in _read(path).splitlines() if not line.lstrip().startswith("#"))
 
 
-def _sources_completion(path: Path) -> bool:
-    # The loader is .../bash_completion (or profile.d/bash_completion.sh); a line
-    # sourcing one script of a bash-completion/completions directory is not it.
-    return "bash_completion" in _live(path)
+# Where bash-completion's loader is installed (Debian and Ubuntu, older
+# systems, Homebrew on Intel and Apple silicon, Fedora's profile.d).
+LOADERS = ("/usr/share/bash-completion/bash_completion", "/etc/bash_completion",
+           "/usr/local/share/bash-completion/bash_completion", "/usr/local/etc/profile.d/bash_completion.sh",
+           "/opt/homebrew/etc/profile.d/bash_completion.sh", "/etc/profile.d/bash_completion.sh")
+
+
+def _sources_completion(path: Path, home: Path) -> bool:
+    """Whether the startup file at `path` loads bash-completion: it names the
+    loader (.../bash_completion, or profile.d/bash_completion.sh; a script of
+    a bash-completion/completions directory is not it) and that file exists.
+    Debian's stock ~/.bashrc names it inside `if [ -f ... ]`, so on a system
+    without the bash-completion package it loads nothing."""
+    import re
+
+    named = re.findall(r"[^\s'\";|&()<>=]*bash_completion(?:\.sh)?\b", _live(path))
+    for name in named:
+        name = name.replace("$HOME", str(home)).replace("${HOME}", str(home))
+        if name.startswith("~/"):
+            name = str(home / name[2:])
+        if "$" in name or "`" in name:  # computed (`$(brew --prefix)/...`): trust an installed loader
+            if any(Path(loader).is_file() for loader in LOADERS):
+                return True
+        elif Path(name).is_file():
+            return True
+    return False
 
 
 def bash_completion_loaded(env: Mapping[str, str]) -> bool:
@@ -78,12 +100,12 @@ def bash_completion_loaded(env: Mapping[str, str]) -> bool:
     system whose bashrc does not (macOS, Debian with a hand-written
     ~/.bashrc) gets nothing."""
     home = _home(env)
-    if any(_sources_completion(f) for f in (home / ".bashrc", home / ".bash_profile", Path("/etc/bash.bashrc"),
-                                            Path("/etc/bashrc"))):
+    if any(_sources_completion(f, home) for f in (home / ".bashrc", home / ".bash_profile",
+                                                  Path("/etc/bash.bashrc"), Path("/etc/bashrc"))):
         return True
     profile_d = Path("/etc/profile.d")
     return "profile.d" in _live(Path("/etc/bashrc")) and profile_d.is_dir() and any(
-        _sources_completion(f) for f in profile_d.glob("*.sh"))
+        _sources_completion(f, home) for f in profile_d.glob("*.sh"))
 
 
 def _notes(shell: str, path: Path, env: Mapping[str, str]) -> list[str]:

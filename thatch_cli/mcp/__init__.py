@@ -9,5 +9,6 @@ the answer; the SDK is imported only when the server runs.
     render   the text of each result, from its view
     results  capping a result to a character budget, honestly
     server   argument checks, a Context per call, the SDK server over stdio
+    handshake  the host's opening messages answered while the SDK imports
     transport  stdio lines checked before the SDK sees them (malformed JSON, lone surrogates, size)
 """

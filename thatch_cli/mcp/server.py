@@ -26,23 +26,11 @@ from .. import __version__
 from ..location.scope import project_dir
 from ..ops.context import Context
 from ..support.errors import InvalidInput, ThatchError, database_error
+from .handshake import DEFAULT_LOCK_WAIT, INSTRUCTIONS
 from .render import render_error
 from .results import Reply, cap
 from .tool import Session, Tool
 from .tools import BY_NAME, TOOLS
-
-INSTRUCTIONS = """\
-thatch is this project's long-term memory (shared with the `thatch` CLI and other sessions).
-- Recall first: at the start of a task, and whenever the user refers to something that may have been \
-decided, fixed or preferred before, call memory_recall with a short query (it searches this project's \
-store and the global store). Read a hit in full with memory_show.
-- Remember what lasts: when you learn a decision, a convention, a non-obvious fix, or a preference or \
-correction from the user, call memory_remember with a short label and self-contained content \
-(store "global" for what holds across projects). Update with overwrite: true rather than adding a near-copy.
-- Tidy when asked or when hygiene is reported: find_duplicates, dedup_mark_checked, memory_hygiene.
-- When a thatch: note says tool interactions are queued, fetch them with get_extraction_payload, save what is durable, then call extraction_done."""
-
-DEFAULT_LOCK_WAIT = 10.0
 
 
 class ToolRunner:
@@ -229,20 +217,19 @@ def build(runner: ToolRunner):
                   on_call_tool=call_tool)
 
 
-def serve(env: Mapping[str, str], *, max_chars: int, lock_wait: float = DEFAULT_LOCK_WAIT) -> None:
-    """Serve over stdin/stdout until the host closes stdin (or SIGINT)."""
+def run_sdk(env: Mapping[str, str], *, max_chars: int, lock_wait: float, source, first: list, wire) -> None:
+    """Serve the rest of the session with the SDK (mcp/handshake.py answered
+    the opening): `first` are the lines it read, `source` the rest of stdin."""
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from ..daemon.warm import maybe_warm
     from .transport import Lines
 
     server = build(ToolRunner(env, max_chars=max_chars, lock_wait=lock_wait))
-    maybe_warm(env)  # the model loads while the host is still handshaking
 
     async def main() -> None:
-        lines = Lines()  # every line checked, refused ones answered (transport.py)
-        async with stdio_server(stdin=lines) as (read, write):
+        lines = Lines(source, first)  # every line checked, refused ones answered (transport.py)
+        async with stdio_server(stdin=lines, stdout=wire) as (read, write):
             lines.answer = write
             await server.run(read, write, server.create_initialization_options())
 

@@ -17,9 +17,10 @@ of a line at a time (a longer one is answered and skipped).
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Iterator
 
 # A tool call carries at most a 64 KiB memory; a JSON-RPC line this long is not one.
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -107,21 +108,27 @@ def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def stdin_lines() -> Iterator[Any]:
+    """stdin's lines (bytes, or TooLong past MAX_LINE_BYTES), from a reader of
+    our own on a copy of fd 0: the interpreter, shutting down with the
+    reading thread still blocked, would otherwise wait for sys.stdin's lock
+    and abort."""
+    import os
+
+    from ..memory.jsonl import lines
+
+    return lines(open(os.dup(sys.stdin.fileno()), "rb"), MAX_LINE_BYTES)
+
+
 class Lines:
     """stdin as the SDK reads it (`async for line in stdin`), with every
     refused line answered through `answer` (set once the SDK's write stream
     exists)."""
 
-    def __init__(self, stream=None) -> None:
-        import os
-
-        from ..memory.jsonl import lines
-
-        # A reader of our own on a copy of fd 0: the interpreter, shutting
-        # down with the reading thread still blocked, would otherwise wait
-        # for sys.stdin's lock and abort.
-        stream = stream if stream is not None else open(os.dup(sys.stdin.fileno()), "rb")
-        self._lines = lines(stream, MAX_LINE_BYTES)
+    def __init__(self, source: Iterator[Any] | None = None, first: list[Any] | None = None) -> None:
+        """`source`: the lines still to read (default: stdin's, stdin_lines());
+        `first`: lines read already (the handshake's, mcp/handshake.py), served before them."""
+        self._lines = itertools.chain(first or [], source if source is not None else stdin_lines())
         self.answer = None
 
     def __aiter__(self) -> AsyncIterator[str]:

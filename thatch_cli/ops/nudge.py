@@ -4,13 +4,22 @@ A peek (ops.recall.peek: ranked as recall ranks, with no recall stamps, since th
 agent has not read anything yet) over the project store plus global, then a
 cut-off that means the same thing whatever else is in the store:
 
-- with the model (the warm daemon): the cosine between the prompt and the
-  memory on the calibrated scale (calibration/: the same for every model),
-  at or above the setting nudge.threshold (0.45; bench/calibration.py
-  measures it with three models on LoCoMo and developer notes). The hybrid
-  score also counts shared words, which a prompt has with many memories;
-- without it (daemon cold or off): the share of the prompt's term weight
-  a memory matches (bm25 divided by the prompt's summed idf), at or above
+- with the model (the warm daemon), one rule on both kinds of evidence:
+
+      evidence = meaning + WORDS_WEIGHT x max(0, words - WORDS_FROM) >= nudge.threshold
+
+  where meaning is the cosine between the prompt and the memory on the
+  calibrated scale (calibration/: the same for every model) and words the
+  share of the prompt's term weight the memory matches (bm25 over the
+  prompt's summed idf, ranking/fusion.term_share: a rare word weighs more
+  than a common one). Up to WORDS_FROM, shared words are what a prompt has
+  with many memories and add nothing; past it, a prompt that names the
+  memory's subject ("release process", "graphql schema") adds up to 0.3.
+  The threshold setting (0.45) keeps its meaning for a prompt that shares
+  no word. bench/nudge_rule.py chose the two constants on half of
+  bench/data/nudge_prompts.json and checks them on the other half, with
+  three models; bench/calibration.py measures the threshold on LoCoMo;
+- without it (daemon cold or off): the words alone, at or above
   LEXICAL_THRESHOLD.
 
 recall's own relevance floor is not applied here: these cut-offs decide.
@@ -24,6 +33,10 @@ from .context import Context
 from .recall import peek
 
 LEXICAL_THRESHOLD = 0.5
+# The rule with the model (see above): shared words count past WORDS_FROM of
+# the prompt's term weight, WORDS_WEIGHT per unit of share.
+WORDS_FROM = 0.4
+WORDS_WEIGHT = 0.5
 MIN_PROMPT_CHARS = 10
 MAX_MATCHES = 5
 CANDIDATES = 10
@@ -33,7 +46,7 @@ class Match:
     __slots__ = ("memory", "score", "by", "doubts")
 
     def __init__(self, memory: Memory, score: float, by: str) -> None:
-        self.memory, self.score, self.by = memory, score, by  # by: "cosine" or "keywords"
+        self.memory, self.score, self.by = memory, score, by  # by: "evidence" or "keywords"
         self.doubts: list[str] = []  # one line per anchor whose code changed or is gone (ops/anchors.py)
 
     def __repr__(self) -> str:
@@ -48,7 +61,13 @@ def threshold(env) -> float:
     return value(env, "nudge.threshold", strict=False)
 
 
-def related(ctx: Context, prompt: str, *, cosine: float = DEFAULT_THRESHOLD, lexical: float = LEXICAL_THRESHOLD,
+def evidence(meaning: float, words: float) -> float:
+    """The nudge's score with the model: the calibrated cosine, raised by the
+    share of the prompt's term weight matched beyond WORDS_FROM."""
+    return meaning + WORDS_WEIGHT * max(0.0, words - WORDS_FROM)
+
+
+def related(ctx: Context, prompt: str, *, threshold: float = DEFAULT_THRESHOLD, lexical: float = LEXICAL_THRESHOLD,
             semantic: bool = True) -> list[Match]:
     """The memories (best first, at most MAX_MATCHES) that relate to `prompt`
     in the detected store and global; none for a prompt under
@@ -57,14 +76,12 @@ def related(ctx: Context, prompt: str, *, cosine: float = DEFAULT_THRESHOLD, lex
         return []
     outcome = peek(ctx, prompt, limit=CANDIDATES, mode="hybrid" if semantic else "lexical", floor=0)
     if outcome.mode != "lexical":
-        found = [Match(r.memory, r.ranked.semantic, "cosine") for r in outcome.results
-                 if r.ranked.semantic is not None and r.ranked.semantic >= cosine]
+        scored = [(r.memory, evidence(r.ranked.semantic, r.ranked.share)) for r in outcome.results
+                  if r.ranked.semantic is not None]
+        found = [Match(memory, score, "evidence") for memory, score in scored if score >= threshold]
     else:
-        # A keyword score is LEXICAL_WEIGHT x the share of the prompt's term weight matched (ranking/fusion.py).
-        from ..ranking.fusion import LEXICAL_WEIGHT
-
-        shares = [(r.memory, r.score / LEXICAL_WEIGHT) for r in outcome.results if r.ranked.lexical is not None]
-        found = [Match(memory, share, "keywords") for memory, share in shares if share >= lexical]
+        found = [Match(r.memory, r.ranked.share, "keywords") for r in outcome.results
+                 if r.ranked.lexical is not None and r.ranked.share >= lexical]
     found.sort(key=lambda m: (-m.score, m.memory.store, m.memory.slug))
     found = found[:MAX_MATCHES]
     if found:

@@ -97,7 +97,8 @@ class RecallOutcome:
     """The results (score at or above `floor`, best first), the weak matches
     below it, and notices."""
 
-    __slots__ = ("query", "stores", "branch", "all_branches", "mode", "floor", "results", "weak", "notices")
+    __slots__ = ("query", "stores", "branch", "all_branches", "mode", "floor", "results", "weak", "notices",
+                 "elsewhere")
 
     def __init__(self, query: str, stores: list[str], branch: str | None, mode: str,  # the mode that ranked
                  floor: float = 0.0, results: list[Result] | None = None, weak: list[Result] | None = None,
@@ -107,6 +108,9 @@ class RecallOutcome:
         self.results = results if results is not None else []
         self.weak = weak if weak is not None else []
         self.notices = notices if notices is not None else []
+        # store -> how many matches it holds, when this search found nothing and
+        # other stores match (recall() fills it; None when not looked).
+        self.elsewhere: dict[str, int] | None = None
 
     def to_json(self, results: list[dict] | None = None, weak: list[dict] | None = None) -> dict:
         """The JSON document. `results` replaces the records (e.g. when a
@@ -122,6 +126,7 @@ class RecallOutcome:
             "weak_count": len(self.weak),
             "weak": weak,
             "notices": self.notices,
+            "elsewhere": self.elsewhere,
         }
 
     def __repr__(self) -> str:
@@ -258,6 +263,18 @@ def _semantic(ctx: Context, outcome: RecallOutcome, where: Filter, depth: int, m
     return answer.hits
 
 
+def elsewhere(ctx: Context, query: str, outcome: RecallOutcome, options: dict) -> dict[str, int]:
+    """The other stores that hold matches for `query` (same mode, floor,
+    branch and limit as `outcome`), with how many each: what `--all-stores`
+    would add. Nothing is stamped."""
+    wider = peek(ctx, query, **{**options, "all_stores": True, "project_only": False})
+    counts: dict[str, int] = {}
+    for result in wider.results:
+        if result.memory.store not in outcome.stores:
+            counts[result.memory.store] = counts.get(result.memory.store, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
 # How long a recall queues behind another writer to stamp its telemetry
 # before giving up on the stamps (never on the results).
 STAMP_WAIT_S = 0.5
@@ -273,6 +290,8 @@ def recall(ctx: Context, query: str, **options) -> RecallOutcome:
 
     outcome = peek(ctx, query, **options)
     mark_drift(ctx, outcome)
+    if not outcome.results and not options.get("all_stores") and options.get("store") is None:
+        outcome.elsewhere = elsewhere(ctx, query, outcome, options)
     db = ctx.db()
     try:
         db.stamp_recalled([r.memory.key for r in outcome.results], ctx.now(), wait=STAMP_WAIT_S)

@@ -53,7 +53,7 @@ class Ranked:
     """One memory's place in each ranking (None where that ranker did not
     return it) and its score on the 0-1 scale."""
 
-    __slots__ = ("key", "score", "semantic", "dense", "dense_rank", "lexical", "lexical_rank")
+    __slots__ = ("key", "score", "semantic", "dense", "dense_rank", "lexical", "lexical_rank", "share")
 
     def __init__(self, key: tuple[str, str]) -> None:
         self.key = key
@@ -63,6 +63,7 @@ class Ranked:
         self.dense_rank: int | None = None
         self.lexical: float | None = None
         self.lexical_rank: int | None = None
+        self.share = 0.0  # the share of the query's term weight it matches (0-1), 0 when no keyword matched
 
     @property
     def match(self) -> str:
@@ -93,10 +94,10 @@ def semantic_score(calibrated: float) -> float:
     return min(1.0, max(0.0, calibrated))
 
 
-def lexical_score(bm25: float, query_weight: float) -> float:
-    """A bm25 on the 0-1 scale: LEXICAL_WEIGHT x its share of `query_weight`
-    (the bm25 of a memory holding every query term once), capped."""
-    return LEXICAL_WEIGHT * min(1.0, bm25 / query_weight) if query_weight > 0 else 0.0
+def term_share(bm25: float, query_weight: float) -> float:
+    """The share of the query's term weight a bm25 stands for: its ratio to
+    `query_weight` (the bm25 of a memory holding every query term once), capped at 1."""
+    return min(1.0, bm25 / query_weight) if query_weight > 0 else 0.0
 
 
 def fuse(dense: Sequence[Hit], lexical: Sequence[Hit], query_weight: float) -> list[Ranked]:
@@ -108,7 +109,8 @@ def fuse(dense: Sequence[Hit], lexical: Sequence[Hit], query_weight: float) -> l
     meaning, words = {}, {}
     for key, entry in entries.items():
         meaning[key] = semantic_score(entry.semantic) if entry.semantic is not None else None
-        words[key] = lexical_score(entry.lexical, weight) if entry.lexical is not None else 0.0
+        entry.share = term_share(entry.lexical, weight) if entry.lexical is not None else 0.0
+        words[key] = LEXICAL_WEIGHT * entry.share
         entry.score = 1.0 - (1.0 - (meaning[key] or 0.0)) * (1.0 - words[key])
     # A memory one ranker did not return scores below its last candidate:
     # as that candidate (meaning), or 0 (words: it shares none with the query).
@@ -142,7 +144,9 @@ def alone(hits: Sequence[Hit], kind: str, query_weight: float = 0.0) -> list[Ran
         entries = _ranked([], hits)
         weight = _weight(hits, query_weight)
         for hit in hits:
-            entries[hit.key].score = lexical_score(hit.score, weight)
+            entry = entries[hit.key]
+            entry.share = term_share(hit.score, weight)
+            entry.score = LEXICAL_WEIGHT * entry.share
     return list(entries.values())
 
 
