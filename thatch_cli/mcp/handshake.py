@@ -266,7 +266,8 @@ def serve(env: Mapping[str, str], *, max_chars: int, lock_wait: float) -> None:
     wire.skip_answer_to(opening.answered)
     from .server import run_sdk
 
-    run_sdk(env, max_chars=max_chars, lock_wait=lock_wait, source=source, first=opening.replay, wire=wire)
+    run_sdk(env, max_chars=max_chars, lock_wait=lock_wait, instructions=INSTRUCTIONS, source=source,
+            first=opening.replay, wire=wire)
 
 
 def _started(env: Mapping[str, str], importing: threading.Thread) -> None:

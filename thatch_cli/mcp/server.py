@@ -26,7 +26,6 @@ from .. import __version__
 from ..location.scope import project_dir
 from ..ops.context import Context
 from ..support.errors import InvalidInput, ThatchError, database_error
-from .handshake import DEFAULT_LOCK_WAIT, INSTRUCTIONS
 from .render import render_error
 from .results import Reply, cap
 from .tool import Session, Tool
@@ -37,7 +36,8 @@ class ToolRunner:
     """Checks arguments against a tool's schema, runs the tool in a fresh
     Context and turns every outcome (errors included) into a capped Reply."""
 
-    def __init__(self, env: Mapping[str, str], *, max_chars: int, lock_wait: float = DEFAULT_LOCK_WAIT) -> None:
+    # lock_wait: thatch mcp passes --lock-wait (handshake.DEFAULT_LOCK_WAIT, the same 10 s, when not given).
+    def __init__(self, env: Mapping[str, str], *, max_chars: int, lock_wait: float = 10.0) -> None:
         self.env = dict(env)
         self.max_chars = max_chars
         self.lock_wait = lock_wait
@@ -193,7 +193,7 @@ def _unknown(tool: Tool, name: str) -> str:
 # -- the SDK server ---------------------------------------------------------------------
 
 
-def build(runner: ToolRunner):
+def build(runner: ToolRunner, instructions: str = ""):
     """The SDK's low-level Server with thatch's tools."""
     import anyio.to_thread
     import mcp_types as types
@@ -213,11 +213,12 @@ def build(runner: ToolRunner):
         return types.CallToolResult(content=[types.TextContent(type="text", text=reply.text())],
                                     structured_content=reply.data, is_error=reply.is_error)
 
-    return Server("thatch", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
+    return Server("thatch", version=__version__, instructions=instructions, on_list_tools=list_tools,
                   on_call_tool=call_tool)
 
 
-def run_sdk(env: Mapping[str, str], *, max_chars: int, lock_wait: float, source, first: list, wire) -> None:
+def run_sdk(env: Mapping[str, str], *, max_chars: int, lock_wait: float, instructions: str, source, first: list,
+            wire) -> None:
     """Serve the rest of the session with the SDK (mcp/handshake.py answered
     the opening): `first` are the lines it read, `source` the rest of stdin."""
     import anyio
@@ -225,7 +226,7 @@ def run_sdk(env: Mapping[str, str], *, max_chars: int, lock_wait: float, source,
 
     from .transport import Lines
 
-    server = build(ToolRunner(env, max_chars=max_chars, lock_wait=lock_wait))
+    server = build(ToolRunner(env, max_chars=max_chars, lock_wait=lock_wait), instructions)
 
     async def main() -> None:
         lines = Lines(source, first)  # every line checked, refused ones answered (transport.py)
