@@ -29,9 +29,11 @@ def init(
 
     Add one line to your shell's startup file:
 
-      bash  (~/.bashrc)                   eval "$(thatch init bash)"
-      zsh   (~/.zshrc)                    eval "$(thatch init zsh)"
+      bash  (~/.bashrc)                   eval "$(PATH="$HOME/.local/bin:$PATH" thatch init bash 2>/dev/null)"
+      zsh   (~/.zshrc)                    eval "$(PATH="$HOME/.local/bin:$PATH" thatch init zsh 2>/dev/null)"
       fish  (~/.config/fish/config.fish)  thatch init fish | source
+
+    The bash and zsh lines also look in ~/.local/bin, which a login shell may not have on PATH yet when it reads them.
 
     When neither the repository around the current directory nor its HEAD changed since the last prompt, the hook starts no process. THATCH_QUIET=1 silences it.
 

@@ -18,10 +18,14 @@ from ..support.files import template
 
 SHELLS = ("bash", "zsh", "fish")
 
-# (startup file, line to add, line that removes the hook from a running shell)
+# (startup file, line to add, line that removes the hook from a running shell).
+# The bash and zsh lines look in ~/.local/bin first: a login shell on Debian
+# and Ubuntu reads ~/.bashrc from ~/.profile before ~/.profile puts that
+# folder on PATH, and zsh there never does. Where no thatch is found the line
+# prints nothing, so a startup file shared across machines never breaks.
 SETUP: dict[str, tuple[str, str, str]] = {
-    "bash": ("~/.bashrc", 'eval "$(thatch init bash)"', 'eval "$(thatch init --deactivate bash)"'),
-    "zsh": ("~/.zshrc", 'eval "$(thatch init zsh)"', 'eval "$(thatch init --deactivate zsh)"'),
+    "bash": ("~/.bashrc", 'eval "$(PATH="$HOME/.local/bin:$PATH" thatch init bash 2>/dev/null)"', 'eval "$(thatch init --deactivate bash)"'),
+    "zsh": ("~/.zshrc", 'eval "$(PATH="$HOME/.local/bin:$PATH" thatch init zsh 2>/dev/null)"', 'eval "$(thatch init --deactivate zsh)"'),
     "fish": ("~/.config/fish/config.fish", "thatch init fish | source", "thatch init --deactivate fish | source"),
 }
 

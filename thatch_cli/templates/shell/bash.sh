@@ -1,5 +1,5 @@
 # thatch shell hook for bash. Load it from ~/.bashrc with:
-#   eval "$(thatch init bash)"
+#   eval "$(PATH="$HOME/.local/bin:$PATH" thatch init bash 2>/dev/null)"
 # Remove it from the running shell with: eval "$(thatch init --deactivate bash)"
 #
 # Before each prompt it compares, with builtins only, the repository's HEAD

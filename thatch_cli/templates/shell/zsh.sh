@@ -1,5 +1,5 @@
 # thatch shell hook for zsh. Load it from ~/.zshrc with:
-#   eval "$(thatch init zsh)"
+#   eval "$(PATH="$HOME/.local/bin:$PATH" thatch init zsh 2>/dev/null)"
 # Remove it from the running shell with: eval "$(thatch init --deactivate zsh)"
 #
 # Before each prompt it compares, with builtins only, the repository's HEAD
