@@ -17,7 +17,7 @@ from thatch_cli.ops.context import Context
 from thatch_cli.ops.extraction import Queue, interaction
 from thatch_cli.ops.remember import remember
 
-from helpers import call_json, hook, hook_payload, mcp_session, thatch_process
+from helpers import call_json, hook, hook_payload, mcp_session, thatch_process, thatch_pty
 
 HOSTS = [("claude", "claude_session_start", "claude_user_prompt_submit"),
          ("codex", "codex_session_start", "codex_user_prompt_submit"),
@@ -87,6 +87,11 @@ def test_the_readable_list_escapes_what_a_host_sent(project, env):
     result = thatch_process(["activity"], env=env)
     assert result.returncode == 0 and "\x1b" not in result.stdout and "\u202e" not in result.stdout
     assert "reminder\tclaude\tevil\\x1b[2J\\u202eid\tRelease process" in result.stdout
+    code, screen = thatch_pty(["activity"], env={**env, "NO_COLOR": "1"}, cols=80)
+    lines = screen.splitlines()
+    assert code == 0 and lines[0].split() == ["time", "(UTC)", "event", "host", "session", "memories"]
+    assert "reminder  claude" in lines[1] and "Release process" in lines[1] and "\x1b[2J" not in screen
+    assert all(len(line) <= 80 for line in lines)
 
 
 def test_recording_can_be_turned_off_and_never_breaks_a_hook(project, env, isolated_env):
