@@ -32,5 +32,6 @@ Command modules (declaration, body and output of each command):
     daemon     daemon start, stop, status
     sync       sync, sync init, status, off, purge; private, share
     agents     mcp, setup
+    activity   activity, pause, resume: what reached the agents, and stopping it
     help       help
 """

@@ -28,7 +28,7 @@ from .run import run
 
 # The modules that declare commands, in the order help lists their commands.
 MODULES = ("memories", "rules", "recall", "search", "edit", "anchors", "tidy", "dedup", "branches", "transfer", "safety", "sync", "shell",
-           "githooks", "daemon", "config", "agents", "status", "help")
+           "githooks", "daemon", "config", "agents", "activity", "status", "help")
 
 # Words people type for a command under another name (other tools' verbs):
 # an unknown command suggests these before spelling neighbours.

@@ -17,7 +17,7 @@ STATUS_JSON = ("database (path, exists, bytes, schema, memories, stores, rules: 
                " reference, cutoffs: recall.floor, duplicates.threshold, nudge.threshold, each value, source, from,"
                " cosine), daemon (enabled, running, pid,"
                " model, version, ready, rss_bytes, uptime_seconds, requests), here (cwd, store, store_from, branch,"
-               " repository, git_hooks: active, core_hooks_path, hooks; shell_hook), agents (host, scope, state),"
+               " repository, git_hooks: active, core_hooks_path, hooks; shell_hook; paused: global, store or null), agents (host, scope, state),"
                " backups (folder, count, bytes, kinds, newest, keep), settings (path, exists)")
 
 
@@ -125,6 +125,10 @@ def _print(out: Output, found: dict) -> None:
             by_host.setdefault(entry["host"], []).append(f"{entry['scope']} {entry['state']}")
     field("agents", [(f"{host}: {', '.join(states)}", None) for host, states in by_host.items()]
           or [("none set up (thatch setup claude|cursor|codex)", "dim")])
+    if here["paused"]:
+        field("paused", [(("everywhere" if here["paused"] == "global" else "for this store")
+                          + ": the hooks inject nothing (thatch resume" + (" --global)" if here["paused"] == "global" else ")"),
+                          "warn")])
     backups = found["backups"]
     field("backups", [(plural(backups["count"], "backup", "backups"), None), (_size(backups["bytes"]), None),
                       (f"keeping {backups['keep']} of each kind", "dim")]

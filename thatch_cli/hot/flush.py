@@ -31,6 +31,7 @@ from __future__ import annotations
 import sys
 
 from ..location.scope import project_dir
+from ..ops import activity
 from ..support import agent_text, fitting, paths
 from .agentio import PROMPT_KEYS, host_option, read_payload, respond, session_id, shaper, text_field
 
@@ -118,7 +119,7 @@ def files_nudge(found: list, max_chars: int = MAX_CHARS) -> str:
     return fitting.prefix(text(kept), max_chars)
 
 
-def opened_files_text(env: Mapping[str, str], payload: dict, session: str) -> str:
+def opened_files_text(env: Mapping[str, str], payload: dict, session: str, items: list) -> str:
     """Once per session and file: the memories anchored to the files the
     agent read or edited since the last prompt (noted by the tool hooks)."""
     from ..ops.extraction import Queue
@@ -136,35 +137,45 @@ def opened_files_text(env: Mapping[str, str], payload: dict, session: str) -> st
                  _db=MemoryDB.open_existing(db_path)) as ctx:
         found = anchors.about_files(ctx, fresh)
     queue.mark_shown(set(fresh))
+    items += [(memory.label, memory.store, None) for memory, _where, _doubts in found]
     return files_nudge(found) if found else ""
 
 
-def nudge_text(env: Mapping[str, str], payload: dict) -> str:
+def nudge_text(env: Mapping[str, str], payload: dict, host: str | None = None) -> str:
+    from ..location.scope import here
+
+    store = here(env, project_dir(env, payload)).store
+    if activity.paused(env, store):
+        return ""
     session = session_id(payload)
-    opened = opened_files_text(env, payload, session) if session else ""
-    text = _tier_text(env, payload, session)
+    items: list = []  # (label, store, score) of what this answer gives the agent, for `thatch activity`
+    opened = opened_files_text(env, payload, session, items) if session else ""
+    text, event = _tier_text(env, payload, session, items)
+    activity.record(env, event, host, session, items, store)
     return f"{opened}\n\n{text}" if opened else text
 
 
-def _tier_text(env: Mapping[str, str], payload: dict, session: str | None) -> str:
+def _tier_text(env: Mapping[str, str], payload: dict, session: str | None, items: list) -> tuple[str, str]:
     if session:
         from ..ops.extraction import Queue
 
         queue = Queue(env, session)
         pending = queue.pending()
         if pending:
-            return extraction_nudge(len(pending), queue.nudged(), queue.session_id)
+            return extraction_nudge(len(pending), queue.nudged(), queue.session_id), "extraction"
     prompt = text_field(payload, PROMPT_KEYS)
     nudge = WRITE_NUDGE
     if prompt:
         matches = related(env, project_dir(env, payload), prompt)
         if matches:
             nudge = recall_nudge(matches)
+            items += [(m.memory.label, m.memory.store, m.score) for m in matches]
     from .rules import after
 
-    return after(env, payload, nudge)
+    return after(env, payload, nudge, items), "nudge"
 
 
 def main(argv: list[str]) -> int:
-    shape = shaper(host_option(argv), "UserPromptSubmit", **{"continue": True})
-    return respond(WRITE_NUDGE, lambda env: nudge_text(env, read_payload(sys.stdin)), shape)
+    host = host_option(argv)
+    shape = shaper(host, "UserPromptSubmit", **{"continue": True})
+    return respond(WRITE_NUDGE, lambda env: nudge_text(env, read_payload(sys.stdin), host), shape)

@@ -23,10 +23,11 @@ import time
 
 from ..location import scope
 from ..location.scope import project_dir
+from ..ops import activity
 from ..storage import fastread
 from ..support import agent_text, fitting, paths
 from ..support.textsafe import one_line
-from .agentio import host_option, read_payload, respond, shaper
+from .agentio import host_option, read_payload, respond, session_id, shaper
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
@@ -53,9 +54,12 @@ def _labels(labels: list, more: int = 0) -> str:
     return shown + (f" (+{more} more)" if more else "")
 
 
-def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHARS) -> str:
+def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHARS, host: str | None = None,
+             session: str | None = None) -> str:
     place = scope.here(env, cwd)
     store, branch = place.store, place.branch
+    if activity.paused(env, store):
+        return ""
     db_path = paths.db_path(env)
     conn = fastread.open_readonly(db_path)
     if conn is None:
@@ -67,8 +71,8 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
         on_branch = ([label for (label,) in fastread.live(conn, store, ("label",), branch=branch)]
                      if branch and counts.get(branch) else [])
         top = fastread.top_memories(conn, store, 8)
-        pinned = [_pinned_line(name, *row) for name in dict.fromkeys([store, scope.GLOBAL])
-                  for row in fastread.pinned(conn, name)]
+        pinned_rows = [(name, row) for name in dict.fromkeys([store, scope.GLOBAL]) for row in fastread.pinned(conn, name)]
+        pinned = [_pinned_line(name, *row) for name, row in pinned_rows]
         shared = fastread.incoming(conn, store, 50)
         version = fastread.store_version(conn, store)
         drifted = _drifted(conn, place, list(dict.fromkeys([store, scope.GLOBAL])))
@@ -97,6 +101,9 @@ def reminder(env: Mapping[str, str], cwd: Path, max_chars: int = DEFAULT_MAX_CHA
         lists.append((f"Shared by teammates, not reviewed yet ({UNREVIEWED}): ", unreviewed))
     first = [head + "."] + ([agent_text.NOTE] if lists or pinned else [])
     hygiene = _hygiene(env, place, db_path, counts, stale, version)
+    named = [(row[0], name) for name, row in pinned_rows] + [
+        (item[0] if isinstance(item, tuple) else item, store) for _, labels in lists for item in labels]
+    activity.record(env, "reminder", host, session, [(label, where, None) for label, where in dict.fromkeys(named)], store)
     return _fit(first, max_chars, lists, [hygiene, WHEN] if hygiene else [WHEN], pinned)
 
 
@@ -191,6 +198,7 @@ def main(argv: list[str]) -> int:
     max_chars = _options(argv)
 
     def compute(env) -> str:
-        return reminder(env, project_dir(env, read_payload(sys.stdin)), max_chars)
+        payload = read_payload(sys.stdin)
+        return reminder(env, project_dir(env, payload), max_chars, host_option(argv), session_id(payload))
 
     return respond(STATIC, compute, shaper(host_option(argv), "SessionStart"))

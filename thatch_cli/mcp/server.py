@@ -24,6 +24,7 @@ from typing import Any, Mapping
 
 from .. import __version__
 from ..location.scope import project_dir
+from ..ops import activity
 from ..ops.context import Context
 from ..support.errors import InvalidInput, ThatchError, database_error
 from .render import render_error
@@ -72,7 +73,13 @@ class ToolRunner:
             return error_reply(err)
         finally:
             ctx.close()
-        return self.capped(reply, args.get("budget"))
+        shown = self.capped(reply, args.get("budget"))
+        if name in RECORDED and not shown.is_error:
+            data = shown.data
+            given = data.get("results") or ([data["memory"]] if isinstance(data.get("memory"), dict) else [])
+            activity.record(self.env, "mcp", "mcp", None, [(m.get("label"), m.get("store"), m.get("score"))
+                                                           for m in given if isinstance(m, dict)])
+        return shown
 
     def capped(self, reply: Reply, budget: int | None) -> Reply:
         limit = min(self.max_chars, budget) if budget else self.max_chars
@@ -82,6 +89,9 @@ class ToolRunner:
             shown.data["budget"] = {"chars": budget, "omitted": omitted}  # no longer than the placeholder
         return shown
 
+
+# The tools whose results put memories before the agent (`thatch activity`).
+RECORDED = ("memory_recall", "memory_show")
 
 # An error names the value it refuses, never repeats a huge one whole.
 MAX_ERROR_CHARS = 500

@@ -14,6 +14,7 @@ through support/validate.py, and returns a plain outcome with a `to_json()` shap
     transfer   JSONL export and import
     extraction the agents' per-session queue of tool calls to extract memories from
     nudge      which memories relate to a prompt (flush-tools' recall nudge)
+    activity   the private record of what reached each agent session, and pausing injections
     pair_counts each store's last near-duplicate count, for the session-start reminder
     history    earlier versions of a memory, and restoring one
     rules      learned rules: predictions and behaviors recorded, graded, listed, deleted and fired

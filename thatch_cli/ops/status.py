@@ -133,12 +133,15 @@ def daemon(ctx: Context) -> dict[str, Any]:
 
 
 def here(ctx: Context, executable: str | None) -> dict[str, Any]:
+    from .activity import paused
+
     place = ctx.place()
     repo = place.repo
     found: dict[str, Any] = {"cwd": ctx.cwd_text, "store": place.store,
                              "store_from": "THATCH_STORE" if place.overridden else "detected",
                              "branch": place.branch, "repository": None, "git_hooks": None,
-                             "shell_hook": ctx.env.get("THATCH_SHELL_HOOK") or None}
+                             "shell_hook": ctx.env.get("THATCH_SHELL_HOOK") or None,
+                             "paused": paused(ctx.env, place.store)}
     if repo is not None:
         from ..location.scope import top_level
 

@@ -163,6 +163,9 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("nudge.threshold", "float", NUDGE_THRESHOLD, "THATCH_RECALL_THRESHOLD",
             "Score (0-1, the same for every model) a memory needs for the agent hook flush-tools to list it"
             " to an agent (the recall nudge).", above=0, high=1),
+    Setting("activity.enabled", "bool", True, "THATCH_ACTIVITY",
+            "Keep a private record of what the agent hooks and the MCP server gave each agent session"
+            " (thatch activity)."),
     Setting("mcp.max_chars", "int", MCP_MAX_CHARS, "THATCH_MCP_MAX_CHARS",
             "Most characters of one thatch mcp tool result (--max-chars wins).", low=MCP_MIN_CHARS),
     Setting("sync.timeout", "float", SYNC_TIMEOUT, "THATCH_SYNC_TIMEOUT",
