@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from integrations.test_shell_init import PtyShell, last_value
 from thatch_cli.integrations.shell import SETUP
 
 from helpers import THATCH
-from integrations.test_shell_init import PtyShell, last_value
 
 # Debian's /etc/skel/.profile and the start of its .bashrc, as they matter here.
 DEBIAN_PROFILE = """\
