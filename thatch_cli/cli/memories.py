@@ -177,7 +177,7 @@ def list_(
         # Whose a memory is, once a teammate's is among them (thatch sync): your own say nothing.
         shared = any(m.author for m in listing.memories)
         columns = [Column("store", "store", give=1, least=10)] if every else []
-        columns += [Column("label", "label", give=1, least=16), Column("branch", "branch", give=1, least=8)]
+        columns += [Column("label", "label", give=1, least=16, marks=True), Column("branch", "branch", give=1, least=8)]
         columns += [Column("by", give=1, least=8)] if shared else []
         columns += [Column("conf", whole=True, right=True), Column("updated", "dim", whole=True),
                     Column("snippet", give=2, least=0.4)]
