@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from .declare import Json, Label, Store, StoreArg
     from .output import Output
 
+# Piped snippets are as wide as recall's (ops/recall.py SNIPPET_CHARS, not imported: list stays light).
+PIPED_SNIPPET = 100
+
 
 @command("remember", examples=[
     'thatch remember "Release process" "Tag, build the wheel, twine upload."',
@@ -186,7 +189,7 @@ def list_(
         count = f"{listing.total} {'memory' if listing.total == 1 else 'memories'}"
         table(out, columns, rows, title=f"{where} · {count}")
         return
-    tsv(out, [([m.store] if every else []) + [m.label, m.branch, m.confidence, m.updated_at, snippet(m.body, 60)]
+    tsv(out, [([m.store] if every else []) + [m.label, m.branch, m.confidence, m.updated_at, snippet(m.body, PIPED_SNIPPET)]
               for m in listing.memories])
 
 
