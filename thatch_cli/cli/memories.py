@@ -70,7 +70,7 @@ def remember(
 
     A label that exists already is an error (exit 4) unless --overwrite. A --store that does not exist yet is created, and the output says so; when its name is close to an existing store's (a typo?), thatch asks first on a terminal, and elsewhere refuses with a did-you-mean (exit 3) unless --create."""
     from ..ops.remember import remember as save
-    from .editor import edited, on_terminal
+    from .editor import NEW_MEMORY_HINT, edited, on_terminal
 
     near = (lambda name, found: True) if create else (
         (lambda name, found: _confirm_new_store(ctx, name, found)) if on_terminal(ctx) else (lambda name, found: False))
@@ -80,7 +80,7 @@ def remember(
     if label is None and content is None:
         if not on_terminal(ctx):
             raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
-        with edited(ctx, "", "memory") as text:
+        with edited(ctx, "", "memory", NEW_MEMORY_HINT) as text:
             from ..support.slugs import split_heading
 
             heading, body = split_heading(text)
