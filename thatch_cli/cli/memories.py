@@ -125,11 +125,17 @@ def _saved(out: Output, outcome) -> None:
     flags = ["private: never shared" if f == "private" else f for f in m.flags()]
     out.line(f"{verb} {m.label!r} in {where}" + (f" ({', '.join(flags)})" if flags else ""))
     if outcome.similar:
+        from ..support.textsafe import shell_word
+
+        # Commands to copy, with the store named: the notice may be read far from where it was saved.
+        store = shell_word(m.store)
         count = len(outcome.similar)
-        out.notice(f"{count} similar memor{'y' if count == 1 else 'ies'} already in {m.store};"
-                   " merge them (remember --overwrite + forget) or keep both:")
+        out.notice(f"{count} similar memor{'y' if count == 1 else 'ies'} already in {m.store}"
+                   " (merge them with remember --overwrite, then forget; or keep both):")
         for similar, score in outcome.similar:
-            out.notice(f"  {score:.2f}  {similar.label}")
+            out.notice(f"  {score:.2f}  {similar.label}: thatch show {shell_word(similar.label)} {store}")
+            out.notice(f"        keep both: thatch dedup keep {shell_word(m.label)} {shell_word(similar.label)}"
+                       f" --store {store}")
 
 
 @command("list", examples=[
