@@ -96,3 +96,20 @@ def test_both_commands_take_torch_from_the_cpu_index_first_and_show_progress():
     install_and_run = _readme_commands()[0]
     assert install_and_run.startswith('T=~/.local/share/thatch/venv && python3 -m venv "$T"')
     assert "--user" not in install_and_run and "--break-system-packages" not in install_and_run
+
+
+def test_readme_says_where_the_commands_run():
+    """Both opening commands install '.' : the README says to clone and cd first."""
+    head = (ROOT / "README.md").read_text().split("```sh", 1)[0]
+    assert "git clone" in head and "`cd thatch`" in head
+
+
+def test_readme_has_upgrade_and_uninstall():
+    text = (ROOT / "README.md").read_text()
+    upgrade = text.split("\n## Upgrade\n", 1)[1].split("\n## ", 1)[0]
+    uninstall = text.split("\n## Uninstall\n", 1)[1].split("\n## ", 1)[0]
+    assert "pip install '.[minilm]'" in upgrade
+    for removes_first in ("setup claude --uninstall", "hooks uninstall", "sync off", "daemon stop"):
+        assert removes_first in uninstall
+    for left_behind in ("thatch.db", "config.toml", "~/.cache/thatch/", "~/.local/state/thatch/"):
+        assert left_behind in uninstall

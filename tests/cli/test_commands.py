@@ -362,3 +362,17 @@ def test_show_says_a_row_holds_a_vector_whichever_model_made_it(cli, isolated_en
     with sqlite3.connect(isolated_env["THATCH_DB"]) as conn:
         conn.execute("UPDATE entries SET embedding = NULL")
     assert json.loads(cli("show", "A note", "s", "--json").stdout)["memory"]["has_vector"] is False
+
+
+def test_near_duplicate_notice_names_commands_that_work(cli):
+    """The notice gives the commands to look at the similar memory and to keep both; both run as printed."""
+    import shlex
+
+    cli("remember", "sqlite wal", "We use SQLite in WAL mode for concurrent readers", "--store", "s")
+    result = cli("remember", "wal note", "We use SQLite in WAL mode for concurrent readers too", "--store", "s")
+    commands = [line.split(": thatch ", 1)[1] for line in result.stderr.splitlines() if ": thatch " in line]
+    assert [c.split()[:2] for c in commands] == [["show", "'sqlite"], ["dedup", "keep"]], result.stderr
+    for command in commands:
+        ran = cli(*shlex.split(command))
+        assert ran.exit_code == 0, (command, ran.stderr)
+    assert "sqlite wal" in cli("dedup", "list", "--store", "s").stdout

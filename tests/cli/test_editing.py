@@ -106,7 +106,7 @@ def test_remember_on_a_terminal_opens_the_editor_only_without_content(tmp_path, 
            "THATCH_STORE": "s"}
     # `thatch remember` alone: an empty file; the first heading becomes the label.
     code, output = thatch_pty(["remember", "--json"], env=env, cwd=tmp_path)
-    assert (tmp_path / "seen.md").read_text() == ""
+    assert "the first heading becomes the label" in (tmp_path / "seen.md").read_text()
     assert "waiting for your editor" in output
     assert code == 0 and '"label": "Staging port"' in output
     assert open_db(isolated_env).get("s", "staging-port").content == "# Staging port\n\n5433"
@@ -260,3 +260,20 @@ def test_only_a_likely_slip_is_held_back(cli):
     for slip in ("acme/widgt", "Acme/Widget", "widget"):
         result = cli("remember", "Three", "third", "--store", slip)
         assert result.exit_code == 3 and "did you mean 'acme/widget'?" in result.stderr, slip
+
+
+def test_a_bare_remember_hints_at_the_label_and_saves_without_the_hint(tmp_path, isolated_env):
+    """The editor opens on a comment saying the first heading becomes the label; an editor
+    that writes below it (as a person does) saves the memory without it, and one that
+    leaves only the comment saves nothing."""
+    below = tmp_path / "below.sh"
+    (tmp_path / "below.body").write_text("# Staging port\n\n5433\n")
+    below.write_text(f'#!/bin/sh\ncp "$1" {shlex.quote(str(tmp_path / "opened.md"))}\n'
+                     f'cat {shlex.quote(str(tmp_path / "below.body"))} >> "$1"\n')
+    env = {**os.environ, "THATCH_MODEL": "fake:64", "EDITOR": f"sh {shlex.quote(str(below))}", "THATCH_STORE": "s"}
+    code, output = thatch_pty(["remember", "--json"], env=env, cwd=tmp_path)
+    assert code == 0 and '"label": "Staging port"' in output, output
+    assert (tmp_path / "opened.md").read_text().startswith("<!-- thatch: the first heading becomes the label")
+    assert open_db(isolated_env).get("s", "staging-port").content == "# Staging port\n\n5433"
+    code, output = thatch_pty(["remember"], env={**env, "EDITOR": "true"}, cwd=tmp_path)
+    assert code == 2 and "the memory is empty; nothing saved" in output, output

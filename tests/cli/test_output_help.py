@@ -126,3 +126,18 @@ def test_spec_records_examples_for_every_command():
     missing = [path for path, spec in data["commands"].items()
                if not path.startswith("_") and not spec["hidden"] and not spec["examples"]]
     assert missing == []
+
+
+def test_piped_snippets_end_on_a_word_at_one_width(tmp_path, isolated_env):
+    """`list` and `recall` piped: the same snippet, cut after a whole word with "…"."""
+    env = {**os.environ, "THATCH_MODEL": "fake:64", "THATCH_STORE": "acme/widget"}
+    body = ("Rotate the staging credentials every quarter: regenerate the deployment tokens, "
+            "update the vault entries, restart the workers and confirm the dashboards recover.")
+    subprocess.run([sys.executable, "-m", "thatch_cli", "remember", "Credential rotation", body], env=env,
+                   cwd=tmp_path, check=True, capture_output=True)
+    listed = piped(env, tmp_path, "list")[0][-1]
+    recalled = piped(env, tmp_path, "recall", "credential rotation")[0][-1]
+    assert listed == recalled
+    assert listed.endswith("…") and len(listed) <= 100
+    kept = listed[:-1]
+    assert body.startswith(kept) and body[len(kept)] == " "  # the next character is a space: a whole word

@@ -217,3 +217,15 @@ def test_a_pin_is_personal_and_not_shared_by_sync():
     from thatch_cli.memory import fields
 
     assert not fields.BY_NAME["pinned"].synced
+
+
+@pytest.mark.parametrize("cols", [80, 60])
+def test_a_narrow_list_cuts_the_snippet_and_keeps_the_marker(cli, isolated_env, tmp_path, cols):
+    label = "Deploying the staging cluster by hand"
+    cli("remember", "--pin", label, "Run the playbook with the staging inventory, then watch the rollout "
+        "until every pod is ready and the smoke tests pass on the canary.", **ENV)
+    env = {**{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}, **ENV, "TERM": "xterm",
+           "NO_COLOR": "1"}
+    code, screen = thatch_pty(["list"], env=env, cwd=tmp_path, cols=cols)
+    row = next(line for line in screen.splitlines() if line.startswith("Deploying"))
+    assert code == 0 and "(pinned)" in row and len(row) <= cols, screen

@@ -94,3 +94,21 @@ def test_status_on_a_terminal_fits_the_window(env, git_repo, cols):
     # Facts wrap between items; only an item wider than the window by itself (a long path,
     # kept whole to copy) may run over, alone on its line.
     assert [line for line in lines if len(line) > cols and " · " in line] == []
+
+
+def test_status_labels_binary_sizes_and_a_young_uptime(env, git_repo):
+    """Sizes are powers of two, so they say MiB/KiB; a daemon seconds old is "up N s", not "up 0 min"."""
+    import re
+
+    repo = git_repo("widget", remote="git@github.com:acme/widget.git")
+    daemon_env = {**env, "THATCH_DAEMON": "1"}
+    assert thatch(daemon_env, "remember", "Note", "text", cwd=repo).returncode == 0
+    assert thatch(daemon_env, "daemon", "start", cwd=repo).returncode == 0
+    shown = thatch(daemon_env, "status", cwd=repo)
+    assert shown.returncode == 0, shown.stderr
+    lines = {line.split()[0]: line for line in shown.stdout.splitlines() if line and not line.startswith(" ")}
+    assert re.search(r"\d KiB", lines["database"]), lines["database"]
+    assert re.search(r"\d MiB", lines["daemon"]) and re.search(r"up \d+ s\b", lines["daemon"]), lines["daemon"]
+    assert " MB" not in shown.stdout and "up 0 min" not in shown.stdout
+    daemon = thatch(daemon_env, "daemon", "status", cwd=repo)
+    assert re.search(r"memory +\d+ MiB resident", daemon.stdout), daemon.stdout

@@ -38,7 +38,7 @@ def remembered(tmp_path, minilm_path, isolated_env):
 def test_a_cold_recall_shows_what_it_waits_for_then_erases_it(remembered, tmp_path):
     code, out, screen = thatch_stderr_pty(QUERY, env=remembered, cwd=tmp_path)
     assert code == 0 and "Release process" in out
-    assert "thatch: loading the embedding model…" in screen
+    assert "thatch: loading the embedding model in this process…" in screen
     after_last_frame = screen.rsplit("s\x1b[K", 1)[1]
     assert after_last_frame.startswith("\r\x1b[K")  # erased before anything else is written
     assert "no vector" in after_last_frame  # the notice comes after, on a clean line
@@ -55,7 +55,7 @@ def test_waiting_for_the_daemon_shows_too(remembered, tmp_path):
         stop_all(env)
         code, out, screen = thatch_stderr_pty(QUERY, env=env, cwd=tmp_path)
         assert code == 0 and "Release process" in out
-        assert "thatch: waiting for the background model process…" in screen
+        assert "thatch: waiting for the model daemon (the first use loads it, once)…" in screen
     finally:
         stop_all(env)
 
@@ -99,3 +99,13 @@ def test_a_notice_during_a_wait_gets_its_own_line():
     assert stream.getvalue() == "\r⠋ thatch: waiting… 1s\r\x1b[Kthatch: daemon unavailable; embedding in-process\n"
     spinner.clear()  # nothing drawn since: nothing to erase
     assert stream.getvalue().endswith("in-process\n")
+
+
+def test_every_wait_line_fits_80_columns_and_the_daemon_one_says_once():
+    """A spinner line that wraps is not erased by its carriage return; the daemon's first
+    wait (the model loading, 11-24 s) says it happens once."""
+    from thatch_cli.ops.engine import DAEMON, IN_PROCESS, MEASURING
+
+    for message in (DAEMON, IN_PROCESS, MEASURING):
+        assert len(f"⠋ thatch: {message}… 24s") <= 80, message
+    assert "first use" in DAEMON and "once" in DAEMON

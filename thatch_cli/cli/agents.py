@@ -94,7 +94,9 @@ def _show_report(out: Output, report) -> None:
         out.json(report.to_json())
         return
     what = "remove thatch from" if report.uninstall else "set up"
-    if report.written:
+    if report.written and report.uninstall and not any(f.changes for f in report.files):
+        what = "Nothing to remove: thatch is not set up in"  # a second --uninstall once said "Removed"
+    elif report.written:
         what = "Removed thatch from" if report.uninstall else "Set up"
     else:
         what = f"Would {what}"

@@ -30,6 +30,22 @@ from .run import run
 MODULES = ("memories", "rules", "recall", "search", "edit", "anchors", "tidy", "dedup", "branches", "transfer", "safety", "sync", "shell",
            "githooks", "daemon", "config", "agents", "activity", "status", "help")
 
+# The sections of `thatch --help`, in order, and their commands in order: one
+# order however the command modules happened to be imported (`thatch help`
+# imports cli/help.py first). tests/cli/test_help_sections.py checks that every
+# command has a section.
+SECTIONS = (
+    ("Memories", ("remember", "show", "list", "edit", "rename", "forget", "pin", "unpin", "archive", "unarchive",
+                  "anchor", "unanchor", "history", "restore-memory")),
+    ("Finding", ("recall", "search")),
+    ("Tidying", ("hygiene", "duplicates", "dedup", "rescope", "reindex", "stores")),
+    ("Team", ("sync", "private", "share", "export", "import")),
+    ("Agents and shell", ("setup", "mcp", "rules", "activity", "pause", "resume", "init", "hooks", "completion")),
+    ("Setup and maintenance", ("status", "config", "daemon", "backup", "restore", "help")),
+)
+_SECTION_OF = {name: section for section, names in SECTIONS for name in names}
+_ORDER = {name: number for number, name in enumerate(_SECTION_OF)}
+
 # Words people type for a command under another name (other tools' verbs):
 # an unknown command suggests these before spelling neighbours.
 ALIASES = {
@@ -121,13 +137,17 @@ class ThatchGroup(_NamedValues, TyperGroup):
             raise ClickUsageError(f"unknown command {name!r}{hint}", ctx)
         return super().resolve_command(ctx, args)
 
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        return sorted(names, key=lambda name: _ORDER.get(name, len(_ORDER))) if ctx.parent is None else names
+
 
 def _global_option() -> inspect.Parameter:
     return inspect.Parameter("global_store", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=Annotated[
         bool, typer.Option("--global", "-g", metavar="", help="Short for --store global.")])
 
 
-def _register(target: typer.Typer, command: declare.Command) -> None:
+def _register(target: typer.Typer, command: declare.Command, section: str | None) -> None:
     function = command.function
     # Light command modules import typing's names and the shared parameters
     # only for type checkers (cli/declare.py): they are supplied here.
@@ -154,7 +174,8 @@ def _register(target: typer.Typer, command: declare.Command) -> None:
     invoke.__doc__, invoke.__name__ = function.__doc__, function.__name__
     invoke.thatch_impl = f"{function.__module__}:{function.__qualname__}"  # type: ignore[attr-defined]
     invoke.thatch_examples, invoke.thatch_json = command.examples, command.json  # type: ignore[attr-defined]
-    target.command(command.name, cls=ThatchCommand, epilog=command.epilog(), **command.settings)(invoke)
+    target.command(command.name, cls=ThatchCommand, epilog=command.epilog(), rich_help_panel=section,
+                   **command.settings)(invoke)
 
 
 def build() -> typer.Typer:
@@ -166,9 +187,10 @@ def build() -> typer.Typer:
     groups = {}
     for name, text in declare.GROUPS.items():
         groups[name] = typer.Typer(help=text, no_args_is_help=True, context_settings=_SETTINGS, cls=ThatchGroup)
-        root.add_typer(groups[name], name=name)
+        root.add_typer(groups[name], name=name, rich_help_panel=_SECTION_OF.get(name))
     for command in declare.COMMANDS:
-        _register(groups[command.group] if command.group else root, command)
+        _register(groups[command.group] if command.group else root, command,
+                  None if command.group else _SECTION_OF.get(command.name))
     return root
 
 

@@ -109,7 +109,7 @@ def _duration(seconds: float | None) -> str:
 
 
 def _megabytes(value: int | None) -> str:
-    return "-" if value is None else f"{value / (1024 * 1024):.0f} MB"
+    return "-" if value is None else f"{value / (1024 * 1024):.0f} MiB"
 
 
 def status_payload(status: dict | None, socket_path: str) -> dict:

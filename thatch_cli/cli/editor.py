@@ -42,10 +42,21 @@ def editor_command(ctx: Context) -> str:
     raise InvalidInput("no editor to open: set VISUAL or EDITOR (or give the content as an argument)")
 
 
+# What a bare `thatch remember` opens: a new file says nothing of how it is read.
+# An HTML comment, because Markdown's `#` is the heading the label comes from.
+NEW_MEMORY_HINT = (
+    "<!-- thatch: the first heading becomes the label, the rest the content, e.g.\n"
+    "# Release process\n"
+    "Tag the commit, build the wheel, upload it.\n"
+    "Save and close to remember it; save it empty to cancel. This comment is removed. -->\n"
+)
+
+
 @contextmanager
-def edited(ctx: Context, initial: str, name: str) -> Iterator[str]:
-    """Open the editor on `initial` and give what was saved. Raising inside
-    the block keeps the file and names it in the error."""
+def edited(ctx: Context, initial: str, name: str, hint: str = "") -> Iterator[str]:
+    """Open the editor on `hint` then `initial` and give what was saved, the
+    hint taken out wherever it still is. Raising inside the block keeps the
+    file and names it in the error."""
     import re
 
     editor = editor_command(ctx)
@@ -53,7 +64,7 @@ def edited(ctx: Context, initial: str, name: str) -> Iterator[str]:
     safe = re.sub(r"[^\w-]+", "-", name, flags=re.ASCII)[:40]
     fd, path = tempfile.mkstemp(prefix=f"thatch-{safe}-", suffix=".md")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(initial)
+        fh.write(hint + initial)
     keep = False
     try:
         if on_terminal(ctx):
@@ -66,6 +77,8 @@ def edited(ctx: Context, initial: str, name: str) -> Iterator[str]:
             raise InvalidInput(f"the editor ({editor}) exited with status {status}; nothing saved")
         with open(path, encoding="utf-8", errors="surrogateescape") as fh:
             text = fh.read()
+        if hint:
+            text = text.replace(hint, "", 1)
         if not text.strip():
             raise InvalidInput("the memory is empty; nothing saved")
         try:

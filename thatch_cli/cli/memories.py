@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from .declare import Json, Label, Store, StoreArg
     from .output import Output
 
+# Piped snippets are as wide as recall's (ops/recall.py SNIPPET_CHARS, not imported: list stays light).
+PIPED_SNIPPET = 100
+
 
 @command("remember", examples=[
     'thatch remember "Release process" "Tag, build the wheel, twine upload."',
@@ -67,7 +70,7 @@ def remember(
 
     A label that exists already is an error (exit 4) unless --overwrite. A --store that does not exist yet is created, and the output says so; when its name is close to an existing store's (a typo?), thatch asks first on a terminal, and elsewhere refuses with a did-you-mean (exit 3) unless --create."""
     from ..ops.remember import remember as save
-    from .editor import edited, on_terminal
+    from .editor import NEW_MEMORY_HINT, edited, on_terminal
 
     near = (lambda name, found: True) if create else (
         (lambda name, found: _confirm_new_store(ctx, name, found)) if on_terminal(ctx) else (lambda name, found: False))
@@ -77,7 +80,7 @@ def remember(
     if label is None and content is None:
         if not on_terminal(ctx):
             raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
-        with edited(ctx, "", "memory") as text:
+        with edited(ctx, "", "memory", NEW_MEMORY_HINT) as text:
             from ..support.slugs import split_heading
 
             heading, body = split_heading(text)
@@ -122,11 +125,17 @@ def _saved(out: Output, outcome) -> None:
     flags = ["private: never shared" if f == "private" else f for f in m.flags()]
     out.line(f"{verb} {m.label!r} in {where}" + (f" ({', '.join(flags)})" if flags else ""))
     if outcome.similar:
+        from ..support.textsafe import shell_word
+
+        # Commands to copy, with the store named: the notice may be read far from where it was saved.
+        store = shell_word(m.store)
         count = len(outcome.similar)
-        out.notice(f"{count} similar memor{'y' if count == 1 else 'ies'} already in {m.store};"
-                   " merge them (remember --overwrite + forget) or keep both:")
+        out.notice(f"{count} similar memor{'y' if count == 1 else 'ies'} already in {m.store}"
+                   " (merge them with remember --overwrite, then forget; or keep both):")
         for similar, score in outcome.similar:
-            out.notice(f"  {score:.2f}  {similar.label}")
+            out.notice(f"  {score:.2f}  {similar.label}: thatch show {shell_word(similar.label)} {store}")
+            out.notice(f"        keep both: thatch dedup keep {shell_word(m.label)} {shell_word(similar.label)}"
+                       f" --store {store}")
 
 
 @command("list", examples=[
@@ -177,7 +186,7 @@ def list_(
         # Whose a memory is, once a teammate's is among them (thatch sync): your own say nothing.
         shared = any(m.author for m in listing.memories)
         columns = [Column("store", "store", give=1, least=10)] if every else []
-        columns += [Column("label", "label", give=1, least=16), Column("branch", "branch", give=1, least=8)]
+        columns += [Column("label", "label", give=1, least=16, marks=True), Column("branch", "branch", give=1, least=8)]
         columns += [Column("by", give=1, least=8)] if shared else []
         columns += [Column("conf", whole=True, right=True), Column("updated", "dim", whole=True),
                     Column("snippet", give=2, least=0.4)]
@@ -186,7 +195,7 @@ def list_(
         count = f"{listing.total} {'memory' if listing.total == 1 else 'memories'}"
         table(out, columns, rows, title=f"{where} · {count}")
         return
-    tsv(out, [([m.store] if every else []) + [m.label, m.branch, m.confidence, m.updated_at, snippet(m.body, 60)]
+    tsv(out, [([m.store] if every else []) + [m.label, m.branch, m.confidence, m.updated_at, snippet(m.body, PIPED_SNIPPET)]
               for m in listing.memories])
 
 

@@ -216,7 +216,7 @@ def _tables(out: Output, results: list, weak: list, outcome) -> None:
         return [[(cell, "dim") for cell in row] for row in cells] if weak else cells
 
     columns = [Column("score", "score", whole=True, right=True), Column("store", "store", give=1, least=10),
-               Column("label", "label", give=1, least=16), Column("branch", "branch", give=1, least=8),
+               Column("label", "label", give=1, least=16, marks=True), Column("branch", "branch", give=1, least=8),
                Column("snippet", give=2, least=0.4)]
     if results:
         table(out, columns, rows(results))

@@ -87,18 +87,31 @@ def cut(text: str, cells: int) -> str:
     return head.rstrip() + ELLIPSIS
 
 
+def cut_keeping_mark(text: str, cells: int) -> str:
+    """`text` within `cells` like cut(), but a mark at its end (" (pinned)",
+    label_text's flags) stays whole and the words before it give way: the
+    mark is what a reader scans the column for."""
+    import re
+
+    found = re.search(r" \([a-z_]+(?:, [a-z_]+)*\)$", text) if width_of(text) > cells else None
+    if found is None or found.start() == 0 or width_of(found.group()) + 2 > cells:
+        return cut(text, cells)
+    return cut(text[:found.start()], cells - width_of(found.group())) + found.group()
+
+
 class Column:
     """One column of a terminal table: its header, the style of its cells,
     whether it may be cut (`whole` columns never are), how far it may
-    shrink (`least`: cells, or below 1 a share of the window), and which
-    gives way first when the row is too wide (higher `give` first)."""
+    shrink (`least`: cells, or below 1 a share of the window), which
+    gives way first when the row is too wide (higher `give` first), and
+    whether a cut keeps the mark at the end of a cell (`marks`)."""
 
-    __slots__ = ("header", "style", "whole", "least", "give", "right")
+    __slots__ = ("header", "style", "whole", "least", "give", "right", "marks")
 
     def __init__(self, header: str, style: str | None = None, *, whole: bool = False, least: float = 8,
-                 give: int = 0, right: bool = False) -> None:
-        self.header, self.style, self.whole, self.least, self.give, self.right = (
-            header, style, whole, least, give, right)
+                 give: int = 0, right: bool = False, marks: bool = False) -> None:
+        self.header, self.style, self.whole, self.least, self.give, self.right, self.marks = (
+            header, style, whole, least, give, right, marks)
 
 
 def _widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], room: int) -> list[int]:
@@ -142,7 +155,7 @@ def table(out: Output, columns: Sequence[Column], rows: Sequence[Sequence[str | 
     for row, row_styles in [header, *zip(texts, styles)]:
         cells = []
         for i, column in enumerate(columns):
-            text = cut(row[i], widths[i])
+            text = (cut_keeping_mark if column.marks else cut)(row[i], widths[i])
             pad = " " * (widths[i] - width_of(text))
             styled = paint(out, text, row_styles[i])
             cells.append(pad + styled if column.right else styled + ("" if i == len(columns) - 1 else pad))

@@ -44,7 +44,8 @@ def status(ctx: Context, out: Output, *, as_json: Json = False) -> None:
 
 
 def _size(count: int) -> str:
-    for unit, scale in (("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
+    # Powers of two, so the binary units: "MB" here once read 5 % small.
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if count >= scale:
             return f"{count / scale:.1f} {unit}"
     return f"{count} bytes"
@@ -53,6 +54,8 @@ def _size(count: int) -> str:
 def _duration(seconds: float | None) -> str:
     if not seconds:
         return "just started"
+    if seconds < 60:  # a daemon the shell hook just warmed: "up 0 min" read as not up at all
+        return f"up {int(seconds)} s"
     minutes = int(seconds // 60)
     return f"up {minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"up {minutes} min"
 

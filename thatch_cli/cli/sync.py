@@ -272,7 +272,7 @@ def _review(ctx: Context, out: Output, accept: list[str], accept_all: bool) -> i
               [(m.label, m.author or "", m.updated_at[:10], snippet(m, out.width)) for m in outcome.incoming],
               title=f"awaiting review in {outcome.store}")
     else:
-        tsv(out, [(m.label, m.author or "", m.updated_at, snippet(m, 60)) for m in outcome.incoming])
+        tsv(out, [(m.label, m.author or "", m.updated_at, snippet(m)) for m in outcome.incoming])
     out.notice("read one with thatch show LABEL; accept with thatch sync --review --accept LABEL (or --accept-all)")
     return 0
 

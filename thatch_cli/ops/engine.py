@@ -48,8 +48,11 @@ if TYPE_CHECKING:
 
 
 # What a person sees while an engine waits (Context.waiting; only after half a second).
-IN_PROCESS = "loading the embedding model"
-DAEMON = "waiting for the background model process"
+# The daemon's first request waits for the model to load (11-24 s measured); saying it
+# happens once tells a new user the next command will not wait again. Short enough
+# that the spinner's line fits 80 columns (a wrapped line is not erased).
+IN_PROCESS = "loading the embedding model in this process"
+DAEMON = "waiting for the model daemon (the first use loads it, once)"
 # The first use of a model on a machine also measures it (calibration/fit.py, a few seconds).
 MEASURING = "measuring the embedding model (once per model)"
 

@@ -113,13 +113,21 @@ def one_line(text: str) -> str:
 
 
 def snippet(text: str, width: int) -> str:
-    """`text` on one line, cut to `width` characters with "…" (only its start
-    is read: a listing of 10,000 memories must not split 10,000 whole texts)."""
+    """`text` on one line, cut to `width` characters with "…" after the last
+    whole word that keeps most of it (else mid-word: one long token). Only
+    its start is read: a listing of 10,000 memories must not split 10,000
+    whole texts."""
     head = text[: 4 * width + 1]
     line = " ".join(head.split())
     if len(line) < width and len(head) < len(text):  # mostly whitespace so far: say there is more
         return line + "…"
-    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+    if len(line) <= width:
+        return line
+    kept = line[: width - 1]
+    space = kept.rfind(" ") if line[width - 1] != " " else width - 1
+    if space >= (width - 1) * 0.6:
+        kept = kept[:space]
+    return kept.rstrip() + "…"
 
 
 _WHITESPACE_CHARS = "\n\r\t\v\f"
