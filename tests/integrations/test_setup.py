@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import git, hook_payload
 from thatch_cli.integrations.hosts.managed import guarded
+
+from helpers import git, hook_payload
 
 EXE_DIR = str(Path(sys.executable).parent)
 

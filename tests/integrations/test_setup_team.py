@@ -145,3 +145,30 @@ def test_a_teammate_without_thatch_gets_silence(shared, tmp_path):
     ran = subprocess.run([server["command"], *server["args"]], input="", capture_output=True, text=True, env=env,
                          cwd=clone, timeout=30)
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
+
+
+def test_cursor_project_files_name_thatch_unless_this_machine_needs_more(git_repo, tmp_path, isolated_env):
+    """Cursor keeps no per-user file for a project: with thatch on PATH and
+    default settings, .cursor/ holds the guarded commands; otherwise it holds
+    this machine's path and setup says so."""
+    project = git_repo("widget")
+    plain = {"HOME": isolated_env["HOME"], "PATH": f"{EXE_DIR}:{BARE_PATH}", "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run([f"{EXE_DIR}/thatch", "setup", "cursor", "--json"], cwd=project, env=plain,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert not any("Cursor keeps no per-user file" in n for n in json.loads(done.stdout)["notes"])
+    for name in (".cursor/hooks.json", ".cursor/mcp.json"):
+        assert EXE_DIR not in (project / name).read_text() and isolated_env["HOME"] not in (project / name).read_text()
+    hooks = json.loads((project / ".cursor/hooks.json").read_text())["hooks"]
+    for event, entries in hooks.items():
+        ran = as_claude_runs(entries[-1]["command"], json.dumps({"conversation_id": "c", "workspace_roots": [str(project)]}),
+                             project, {**plain, "PATH": BARE_PATH})
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", ""), (event, ran)
+    started = as_claude_runs(hooks["sessionStart"][-1]["command"], hook_payload("cursor_session_start", project=project),
+                             project, {**plain, "THATCH_MODEL": "fake:64", "THATCH_DAEMON": "0"})
+    assert started.returncode == 0 and json.loads(started.stdout)["additional_context"].startswith("thatch: "), started
+
+    custom = thatch(["setup", "cursor", "--json"], project, f"{EXE_DIR}:{BARE_PATH}")  # THATCH_DB set (conftest)
+    assert custom.returncode == 0 and any("Cursor keeps no per-user file" in n for n in json.loads(custom.stdout)["notes"])
+    assert json.loads((project / ".cursor/mcp.json").read_text())["mcpServers"]["thatch"]["env"]["THATCH_DB"] == \
+        isolated_env["THATCH_DB"]

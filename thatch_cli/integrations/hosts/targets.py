@@ -126,8 +126,9 @@ def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, glo
              *([f"this machine's {', '.join(sorted(local))} go to .claude/settings.local.json (yours, not the team's)"]
                if local else [])])
     if host == "cursor":
-        hooks = {"sessionStart": f"{word} reminder --host cursor", "postToolUse": f"{word} buffer-tool",
-                 "beforeSubmitPrompt": f"{word} flush-tools --host cursor"}
+        arguments = {"sessionStart": "reminder --host cursor", "postToolUse": "buffer-tool",
+                     "beforeSubmitPrompt": "flush-tools --host cursor"}
+        hooks = {name: f"{word} {line}" for name, line in arguments.items()}
         notes = ["Cursor documents only continue/user_message as beforeSubmitPrompt's output: thatch's prompt"
                  " nudge is sent as additional_context too, which a Cursor that ignores it drops (the session-start"
                  " reminder and the instructions still apply)", *recorded]
@@ -138,6 +139,15 @@ def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, glo
                           notes + ["Cursor has no user-wide instruction file: the MCP server's instructions and the"
                                    " session-start reminder tell the agent when to recall and save"])
         root = project_root(cwd)
+        # Cursor keeps no per-user file for a project: the project's files
+        # name thatch through the guard when nothing particular to this
+        # machine is needed, and hold this machine's path otherwise.
+        local = environment.machine_env(env, str(cwd), executable)
+        if local:
+            notes.append(f"this machine's {', '.join(sorted(local))} are in .cursor/ (Cursor keeps no per-user file"
+                         " for a project): do not commit them, or use --global")
+        else:
+            mcp, hooks = ["sh", "-c", GUARD + "mcp"], {name: guarded(line) for name, line in arguments.items()}
         return Target(host, "project", root, [
             McpServerJson(root / ".cursor" / "mcp.json", mcp, server_env),
             HooksJson(root / ".cursor" / "hooks.json", hooks, nested=False),
