@@ -61,7 +61,9 @@ def runs_thatch(command: Any, subcommands: tuple[str, ...]) -> bool:
 # The shell words that run thatch from a file a team shares: THATCH_BIN
 # (each user's own settings) or `thatch` on PATH; where neither exists the
 # command exits 0 in silence, so a teammate without thatch sees no error.
-GUARD = 't="${THATCH_BIN:-thatch}"; command -v "$t" >/dev/null 2>&1 || exit 0; exec "$t" '
+# No `${...}`: Claude Code expands those in .mcp.json itself, before the
+# `env` of its settings applies, so THATCH_BIN would never be seen.
+GUARD = 't="$THATCH_BIN"; [ -n "$t" ] || t=thatch; command -v "$t" >/dev/null 2>&1 || exit 0; exec "$t" '
 
 
 def guarded(arguments: str) -> str:
