@@ -97,6 +97,25 @@ def test_the_reminder_and_a_related_nudge_reach_the_model(sandbox, api, version)
         assert "thatch: After responding, check" in seen
 
 
+def test_thatch_off_path_is_found_through_the_users_own_settings(sandbox, api):
+    """The shared files name `thatch`; where it is not on PATH, the
+    THATCH_BIN that setup puts in .claude/settings.local.json reaches the
+    hooks and the MCP server through Claude Code's `env` setting."""
+    import os
+
+    argv = prepare(sandbox, NEWEST_CLAUDE)
+    path = ":".join(d for d in f"{sandbox.bin}:{os.environ['PATH']}".split(":")
+                    if d and not os.path.exists(os.path.join(d, "thatch")))
+    assert sandbox.thatch("setup", "claude", env={"PATH": path}).returncode == 0
+    shared = (sandbox.project / ".mcp.json").read_text() + (sandbox.project / ".claude/settings.json").read_text()
+    assert str(sandbox.home) not in shared and "THATCH_BIN" in (sandbox.project / ".claude/settings.local.json").read_text()
+    done = sandbox.run([*argv, "-p", RELATED, "--output-format", "json"], env={"PATH": path})
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    first = model_requests(api, RELATED)[0]
+    assert "thatch: Memory for acme/widget, branch main: 1 memory" in context_text(first)
+    assert "mcp__thatch__memory_recall" in offered_tools(first)
+
+
 def test_claude_code_2_1_48_keeps_the_users_own_settings(sandbox, api):
     """Before 2.1.110, a PostToolBatch hook makes Claude Code ignore the whole
     project settings file: the user's own hook must still run after setup."""
@@ -217,5 +236,8 @@ def test_setup_keeps_claude_codes_approval_of_the_project_server(sandbox, api):
     assert again.returncode == 0 and "unchanged" in again.stdout and "create" not in again.stdout, again
     removed = sandbox.thatch("setup", "claude", "--uninstall")
     assert removed.returncode == 0, removed
-    assert approval.read_text() == approved and (sandbox.home / ".claude.json").read_text() == state
+    # Claude Code's approval stays; the env setup put in the same file is gone.
+    kept = json.loads(approval.read_text())
+    assert kept == {k: v for k, v in json.loads(approved).items() if k != "env"} and "THATCH" not in approval.read_text()
+    assert (sandbox.home / ".claude.json").read_text() == state
     assert not (sandbox.project / ".mcp.json").exists()  # setup created it: gone with thatch's entry

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from thatch_cli.integrations.hosts.managed import guarded
+
 from helpers import git, hook_payload
 
 EXE_DIR = str(Path(sys.executable).parent)
@@ -79,6 +81,14 @@ def installed_commands(host: str, scope_root: Path, global_: bool) -> dict[str, 
     return {event: groups[-1]["hooks"][0]["command"] for event, groups in config["hooks"].items() if event != "Stop"}
 
 
+def host_env(project: Path, **extra: str) -> dict[str, str]:
+    """The environment Claude Code gives a project's hooks: the user's (thatch
+    on PATH) plus the env of their own .claude/settings.local.json."""
+    local = project / ".claude/settings.local.json"
+    own = json.loads(local.read_text()).get("env", {}) if local.exists() else {}
+    return {**os.environ, "PATH": f"{EXE_DIR}:{os.environ['PATH']}", **extra, **own}
+
+
 SESSION_EVENT = {"claude": ("SessionStart", "claude_session_start"), "cursor": ("sessionStart", "cursor_session_start"),
                  "codex": ("SessionStart", "codex_session_start")}
 
@@ -117,7 +127,7 @@ def test_plan_install_again_status_and_uninstall_byte_for_byte(cli, places, host
     command = installed_commands(host, home / {"claude": ".claude", "cursor": ".cursor", "codex": ".codex"}[host]
                                  if global_ else project, global_)[event]
     ran = subprocess.run(command, shell=True, input=hook_payload(payload, project=project), capture_output=True,
-                         text=True, env={**os.environ, "THATCH_DAEMON": "0"}, timeout=30)
+                         text=True, env=host_env(project, THATCH_DAEMON="0"), timeout=30)
     assert ran.returncode == 0 and "thatch: " in ran.stdout, ran
 
     code, removed, _ = setup(cli, project, host, *flags, "--uninstall")
@@ -144,7 +154,7 @@ def test_claude_hooks_keep_foreign_groups_and_replace_old_thatch_ones(cli, place
     code, done, _ = setup(cli, project, "claude")
     assert code == 0
     hooks = json.loads(settings.read_text())["hooks"]
-    assert [g["hooks"][0]["command"] for g in hooks["SessionStart"]] == [f"{EXE_DIR}/thatch reminder --host claude"]
+    assert [g["hooks"][0]["command"] for g in hooks["SessionStart"]] == [guarded("reminder --host claude")]
     assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"] == "./lint-prompt.sh"
     assert hooks["Stop"] == original["hooks"]["Stop"]
     assert any("replace the SessionStart hook" in c for f in done["files"] for c in f["changes"])
@@ -322,7 +332,7 @@ def test_after_setup_claude_a_session_gets_the_reminder_the_nudge_and_the_extrac
     """The hooks as Claude Code runs them from the settings setup wrote: the
     command line through a shell, the host's payload on stdin."""
     project, _home = places
-    env = {**os.environ, "THATCH_DAEMON": "0", "THATCH_MODEL": "fake:64"}
+    env = host_env(project, THATCH_DAEMON="0", THATCH_MODEL="fake:64")
     for label, body in [("Release process", "Tag the commit, build the wheel and upload it to PyPI with twine."),
                         *[(f"Note {i}", f"unrelated detail number {i} about the office plants") for i in range(10)]]:
         assert cli("remember", label, body, cwd=project, THATCH_MODEL="fake:64").exit_code == 0

@@ -45,14 +45,14 @@ def test_claude_hooks_follow_the_installed_version(cli, project, tmp_path):
     code, done, _ = setup_with(cli, project, old, "claude")
     assert code == 0 and any("older than 2.1.110: PostToolUse" in note for note in done["notes"])
     hooks = json.loads(settings.read_text())["hooks"]
-    assert "PostToolBatch" not in hooks and hooks["PostToolUse"][0]["hooks"][0]["command"].endswith("buffer-tool")
+    assert "PostToolBatch" not in hooks and hooks["PostToolUse"][0]["hooks"][0]["command"].endswith("buffer-tool'")
     assert all(g["hooks"][0]["timeout"] == 10 for groups in hooks.values() for g in groups)
 
     new = fake_claude(tmp_path, "2.1.110")
     code, done, _ = setup_with(cli, project, new, "claude")
     hooks = json.loads(settings.read_text())["hooks"]
     assert code == 0 and "PostToolUse" not in hooks and hooks["PostToolBatch"][0]["hooks"][0]["command"].endswith(
-        "buffer-batch")
+        "buffer-batch'")
     # Claude Code downgraded: status warns, setup puts PostToolUse back.
     code, status, err = setup_with(cli, project, old, "--status", "claude")
     entry = next(s for s in status["hosts"] if s["scope"] == "project")
@@ -159,7 +159,9 @@ def test_the_terminals_settings_reach_every_mcp_server(cli, project, tmp_path, i
     # conftest's XDG_STATE_HOME and XDG_CACHE_HOME are the defaults under HOME: not recorded.
     expected = {"THATCH_DB": str(db), "XDG_CONFIG_HOME": str(xdg), "THATCH_MODEL": "fake:64",
                 "XDG_RUNTIME_DIR": isolated_env["XDG_RUNTIME_DIR"], "THATCH_DAEMON": "0"}
-    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["thatch"]["env"] == expected
+    # Claude Code: the team's .mcp.json holds none of it; the user's own settings.local.json does.
+    assert "env" not in json.loads((project / ".mcp.json").read_text())["mcpServers"]["thatch"]
+    assert json.loads((project / ".claude/settings.local.json").read_text())["env"] == expected
     assert json.loads((project / ".cursor/mcp.json").read_text())["mcpServers"]["thatch"]["env"] == expected
     assert tomllib.loads((project / ".codex/config.toml").read_text())["mcp_servers"]["thatch"]["env"] == expected
     # The defaults a host would compute anyway are not recorded.

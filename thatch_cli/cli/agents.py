@@ -65,7 +65,7 @@ def setup(
       cursor  .cursor/mcp.json, .cursor/hooks.json (sessionStart, postToolUse, beforeSubmitPrompt), AGENTS.md
       codex   .codex/config.toml (mcp_servers, SessionStart, UserPromptSubmit, PostToolUse hooks), AGENTS.md
 
-    Everything else in those files keeps its bytes, including what the host itself wrote there since (Codex's hook trust, other servers); running it again changes nothing; --uninstall removes exactly thatch's entries. A malformed file, or a symbolic link out of the directory setup manages, is reported and left alone. The hooks run the thatch that ran setup, by its absolute path; the MCP server gets this terminal's thatch settings that a host would not pass on.
+    Everything else in those files keeps its bytes, including what the host itself wrote there since (Codex's hook trust, other servers); running it again changes nothing; --uninstall removes exactly thatch's entries. A malformed file, or a symbolic link out of the directory setup manages, is reported and left alone. Claude Code's project files (.mcp.json, .claude/settings.json), which a team commits, name thatch through a guard that stays silent where thatch is not installed; this machine's thatch path and settings go to .claude/settings.local.json. Elsewhere the hooks run the thatch that ran setup, by its absolute path, and the MCP server gets this terminal's thatch settings that a host would not pass on. --status warns when a file git tracks holds a path of this machine.
     """
     import sys
 

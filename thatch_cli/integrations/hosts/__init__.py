@@ -9,6 +9,7 @@ edited so that nothing else in them changes.
     targets   where each host keeps its configuration, and what thatch writes there
     versions  which version of a host is installed, and what that version accepts
     environment  the settings a host's MCP server needs to see the terminal's database and daemon
+    tracked   which of setup's files git tracks that hold a path of this machine
     setup     hosts and scopes, plan / install / uninstall / status
 """
 

@@ -54,3 +54,23 @@ def server_env(env: Mapping[str, str], cwd: str) -> dict[str, str]:
             value = _absolute(value, cwd)  # a model folder named relative to where setup ran
         recorded[setting.env] = value
     return recorded
+
+
+def names() -> tuple[str, ...]:
+    """Every variable server_env or machine_env may record."""
+    from ...support.settings import SETTINGS
+
+    return ("THATCH_BIN", *PATH_VARIABLES, *(setting.env for setting in SETTINGS.values()))
+
+
+def machine_env(env: Mapping[str, str], cwd: str, executable: str) -> dict[str, str]:
+    """What a file a team shares must not hold, for this user's own
+    settings: server_env, and THATCH_BIN (the executable) when `thatch` on
+    PATH is not the thatch that ran setup."""
+    import shutil
+
+    recorded = server_env(env, cwd)
+    found = shutil.which("thatch", path=env.get("PATH") or os.defpath)
+    if found is None or os.path.realpath(found) != os.path.realpath(executable):
+        recorded = {"THATCH_BIN": executable, **recorded}
+    return recorded

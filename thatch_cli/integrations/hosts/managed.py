@@ -49,8 +49,26 @@ def runs_thatch(command: Any, subcommands: tuple[str, ...]) -> bool:
         words = shlex.split(command)
     except ValueError:
         return False
+    if words[:2] == ["sh", "-c"] and len(words) == 3 and words[2].startswith(GUARD):
+        try:
+            words = ["thatch", *shlex.split(words[2][len(GUARD):])]
+        except ValueError:
+            return False
     return (len(words) >= 2 and os.path.basename(words[0]).startswith("thatch")
             and words[1] in subcommands)
+
+
+# The shell words that run thatch from a file a team shares: THATCH_BIN
+# (each user's own settings) or `thatch` on PATH; where neither exists the
+# command exits 0 in silence, so a teammate without thatch sees no error.
+# No `${...}`: Claude Code expands those in .mcp.json itself, before the
+# `env` of its settings applies, so THATCH_BIN would never be seen.
+GUARD = 't="$THATCH_BIN"; [ -n "$t" ] || t=thatch; command -v "$t" >/dev/null 2>&1 || exit 0; exec "$t" '
+
+
+def guarded(arguments: str) -> str:
+    """A command line for a shared file that runs `thatch <arguments>` when thatch is there."""
+    return shlex.join(["sh", "-c", GUARD + arguments])
 
 
 def _parse_json(path: Path, text: str) -> jsonedit.Node:
@@ -249,6 +267,62 @@ class HooksJson:
         if not changes:
             return Edit(text)
         return Edit(_finish(text, facts, self.empty), changes)
+
+
+class EnvJson:
+    """thatch's variables in the `env` object of a host's per-user settings
+    file (Claude Code's .claude/settings.local.json): what is particular to
+    this machine, kept out of the files a team shares. Setup owns the
+    variables named in `owned`; an empty `values` removes them."""
+
+    role = "env"
+
+    def __init__(self, path: Path, values: dict[str, str], owned: tuple[str, ...]) -> None:
+        self.path, self.values, self.owned = path, values, tuple(dict.fromkeys((*values, *owned)))
+
+    def _ours(self, text: str) -> dict[str, Any]:
+        node = _container(self.path, _parse_json(self.path, text), ("env",), "object")
+        current = jsonedit.plain(node) if node is not None else {}
+        return {k: v for k, v in current.items() if k in self.owned}
+
+    def install(self, text: str | None) -> Edit:
+        if text is None and not self.values:
+            return Edit(None)
+        created, text = text is None, text if text is not None else "{}\n"
+        current, changes = self._ours(text), []
+        if jsonedit.find(jsonedit.parse(text), ("env",)) is None:
+            text = jsonedit.add_member(text, (), "env", dict(self.values))
+            return Edit(text, [f"set {k}={v}" for k, v in self.values.items()],
+                        {"created": created, "containers": [["env"]]})
+        for key in current:
+            if key not in self.values:
+                text = jsonedit.remove_member(text, ("env",), key)
+                changes.append(f"remove {key}")
+        for key, value in self.values.items():
+            if current.get(key) == value:
+                continue
+            if key in current:
+                text = jsonedit.remove_member(text, ("env",), key)
+            text = jsonedit.add_member(text, ("env",), key, value)
+            changes.append(f"set {key}={value}")
+        if not changes:
+            return Edit(text)
+        return Edit(text, changes, {"created": created, "containers": []})
+
+    def present(self, text: str) -> bool:
+        return bool(self._ours(text))
+
+    def state(self, text: str) -> tuple[str, str] | None:
+        return None if self.values or self._ours(text) else ("ok", "nothing particular to this machine")
+
+    def uninstall(self, text: str, facts: dict | None) -> Edit:
+        current = self._ours(text)
+        if not current:
+            return Edit(text)
+        for key in current:
+            text = jsonedit.remove_member(text, ("env",), key)
+        text = _prune(text, ("env",), facts)
+        return Edit(_finish(text, facts, {}), [f"remove {key}" for key in current])
 
 
 def _initial(value: dict) -> str:

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from ...support.errors import Conflict
 from ...support.files import make_dirs, private_dir, replace_atomically
 from ...support.paths import state_dir
-from . import HOSTS, versions
+from . import HOSTS, tracked, versions
 from .managed import Edit, HooksJson, MarkedBlock, SetupProblem
 from .targets import Target, target
 
@@ -292,6 +292,8 @@ def status(env: Mapping[str, str], cwd: Path, executable: str, hosts: tuple[str,
                     except SetupProblem:
                         pass
             warnings = versions.warnings(host, env, events) if overall != "not wired" else []
+            if where.scope == "project":
+                warnings += tracked.warnings(where.root, [m.path for m in where.files], env, executable, host)
             found.append({"host": host, "scope": where.scope, "state": overall, "version": versions.text(version)
                           if version else None, "files": files, "warnings": warnings})
     return found

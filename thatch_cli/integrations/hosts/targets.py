@@ -29,7 +29,7 @@ from ...support.errors import InvalidInput
 from ...support.textsafe import shell_word
 from . import HOSTS, environment, versions
 from .codex import CodexConfig
-from .managed import MARKDOWN, HooksJson, MarkedBlock, McpServerJson
+from .managed import GUARD, MARKDOWN, EnvJson, HooksJson, MarkedBlock, McpServerJson, guarded
 
 # Seconds a host may let one hook run: far above the hooks' own 1.5 s
 # deadline, so the deadline, not the host, decides (Claude Code's default is
@@ -97,8 +97,9 @@ def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, glo
                 if server_env else [])
     if host == "claude":
         event, command, why = versions.claude_tool_event(version)
-        hooks = {"SessionStart": f"{word} reminder --host claude", "UserPromptSubmit": f"{word} flush-tools --host claude",
-                 event: f"{word} {command}"}
+        arguments = {"SessionStart": "reminder --host claude", "UserPromptSubmit": "flush-tools --host claude",
+                     event: command}
+        hooks = {name: f"{word} {line}" for name, line in arguments.items()}
         retired = tuple(e for e in ("PostToolBatch", "PostToolUse") if e != event)
         notes = [f"tool calls: {why}", *recorded]
         if global_:
@@ -110,14 +111,24 @@ def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, glo
                 instructions(config / "CLAUDE.md")],
                 notes + [f"Claude Code rewrites {state} while it runs: set it up with Claude Code closed"])
         root = project_root(cwd)
+        # .mcp.json and .claude/settings.json are the team's: they name
+        # thatch through the guard; this machine's path and settings go to
+        # the user's own settings.local.json, whose env Claude Code gives
+        # every hook and MCP server of the session.
+        shared = {name: guarded(line) for name, line in arguments.items()}
+        local = environment.machine_env(env, str(cwd), executable)
         return Target(host, "project", root, [
-            McpServerJson(root / ".mcp.json", mcp, server_env),
-            HooksJson(root / ".claude" / "settings.json", hooks, nested=True, timeout=HOOK_TIMEOUT, retired=retired),
+            McpServerJson(root / ".mcp.json", ["sh", "-c", GUARD + "mcp"]),
+            HooksJson(root / ".claude" / "settings.json", shared, nested=True, timeout=HOOK_TIMEOUT, retired=retired),
+            EnvJson(root / ".claude" / "settings.local.json", local, environment.names()),
             instructions(root / "CLAUDE.md")],
-            notes + ["Claude Code asks once before it starts a project's .mcp.json servers"])
+            [f"tool calls: {why}", "Claude Code asks once before it starts a project's .mcp.json servers",
+             *([f"this machine's {', '.join(sorted(local))} go to .claude/settings.local.json (yours, not the team's)"]
+               if local else [])])
     if host == "cursor":
-        hooks = {"sessionStart": f"{word} reminder --host cursor", "postToolUse": f"{word} buffer-tool",
-                 "beforeSubmitPrompt": f"{word} flush-tools --host cursor"}
+        arguments = {"sessionStart": "reminder --host cursor", "postToolUse": "buffer-tool",
+                     "beforeSubmitPrompt": "flush-tools --host cursor"}
+        hooks = {name: f"{word} {line}" for name, line in arguments.items()}
         notes = ["Cursor documents only continue/user_message as beforeSubmitPrompt's output: thatch's prompt"
                  " nudge is sent as additional_context too, which a Cursor that ignores it drops (the session-start"
                  " reminder and the instructions still apply)", *recorded]
@@ -128,6 +139,15 @@ def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, glo
                           notes + ["Cursor has no user-wide instruction file: the MCP server's instructions and the"
                                    " session-start reminder tell the agent when to recall and save"])
         root = project_root(cwd)
+        # Cursor keeps no per-user file for a project: the project's files
+        # name thatch through the guard when nothing particular to this
+        # machine is needed, and hold this machine's path otherwise.
+        local = environment.machine_env(env, str(cwd), executable)
+        if local:
+            notes.append(f"this machine's {', '.join(sorted(local))} are in .cursor/ (Cursor keeps no per-user file"
+                         " for a project): do not commit them, or use --global")
+        else:
+            mcp, hooks = ["sh", "-c", GUARD + "mcp"], {name: guarded(line) for name, line in arguments.items()}
         return Target(host, "project", root, [
             McpServerJson(root / ".cursor" / "mcp.json", mcp, server_env),
             HooksJson(root / ".cursor" / "hooks.json", hooks, nested=False),
