@@ -46,8 +46,9 @@ class BrokenEmbedder:
 
 
 def bench_models():
-    """bench/models.py as a module, loaded by its path: putting bench/ on
-    sys.path would let bench/mcp.py shadow the MCP SDK for the rest of the run."""
+    """bench/models.py as a module, loaded by its path: bench/ left on
+    sys.path would put every bench script before the installed modules for
+    the rest of the run (tests/test_bench_names.py keeps their names apart)."""
     import importlib.util
 
     path = Path(__file__).resolve().parents[1] / "bench" / "models.py"

@@ -90,7 +90,7 @@ def squeezed(minilm_path, tmp_path_factory) -> str:
     try:
         from models import build_compressed
     finally:
-        sys.path.remove(str(ROOT / "bench"))  # bench/mcp.py would shadow the MCP SDK for later tests
+        sys.path.remove(str(ROOT / "bench"))  # bench scripts stay off sys.path for later tests
 
     return str(build_compressed(minilm_path, tmp_path_factory.mktemp("models") / "all-MiniLM-L6-v2-compressed"))
 

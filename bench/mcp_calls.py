@@ -1,4 +1,4 @@
-"""MCP server benchmark: `python bench/mcp.py [--runs N] [--sizes 1000,10000]`.
+"""MCP server benchmark: `python bench/mcp_calls.py [--runs N] [--sizes 1000,10000]`.
 
 Measures, with real processes and the JSON-RPC messages a host sends
 (newline-delimited over the server's stdin/stdout):

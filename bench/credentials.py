@@ -1,6 +1,6 @@
 """How well the credential check catches secrets and leaves notes alone.
 
-    python bench/secrets.py [--json] [--show]
+    python bench/credentials.py [--json] [--show]
 
 Runs the scanner `thatch sync` and `remember` use (gitleaks' rules and
 thatch's, thatch_cli/sync/secrets.py) over two corpora written for it:
