@@ -1,12 +1,16 @@
 """The MCP inspector's command line (0.15 and 2.x, clients built on the
 TypeScript MCP SDK), which starts `thatch mcp` with only HOME, LOGNAME,
 PATH, SHELL, TERM and USER plus the server's configured `env`: the agent
-must still see the terminal's database, and share its daemon."""
+must still see the terminal's database, and share its daemon. The server
+is the one `thatch setup claude --global` records in the user's own
+~/.claude.json (a project's .mcp.json is the team's and holds no machine's
+settings: tests/integrations/test_setup_team.py)."""
 
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 from sandbox import program
@@ -33,9 +37,14 @@ def daemons_of(home) -> list[int]:
     return sorted(found)
 
 
+def user_config(sandbox):
+    config_dir = sandbox.env.get("CLAUDE_CONFIG_DIR")
+    return (Path(config_dir) if config_dir else sandbox.home) / ".claude.json"
+
+
 def inspect(sandbox, version: str, *args: str) -> dict:
     argv = program(*INSPECTORS[version])
-    done = sandbox.run([*argv, "--cli", "--config", str(sandbox.project / ".mcp.json"), "--server", "thatch", *args],
+    done = sandbox.run([*argv, "--cli", "--config", str(user_config(sandbox)), "--server", "thatch", *args],
                        env={"MCP_INSPECTOR_SECRET_STORE": "memory"})
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
     return json.loads(done.stdout[done.stdout.index("{"):])
@@ -56,8 +65,8 @@ def test_a_stripped_environment_still_reaches_the_terminals_database_and_daemon(
     started = sandbox.thatch("daemon", "start", "--json")
     assert started.returncode == 0, started
     try:
-        assert sandbox.thatch("setup", "claude").returncode == 0
-        recorded = json.loads((sandbox.project / ".mcp.json").read_text())["mcpServers"]["thatch"]["env"]
+        assert sandbox.thatch("setup", "claude", "--global").returncode == 0
+        recorded = json.loads(user_config(sandbox).read_text())["mcpServers"]["thatch"]["env"]
         assert recorded["THATCH_DB"] == terminal["THATCH_DB"] and recorded["XDG_RUNTIME_DIR"] == str(sandbox.run_dir)
         result = inspect(sandbox, version, "--method", "tools/call", "--tool-name", "memory_recall",
                          "--tool-arg", "query=staging port")
