@@ -13,6 +13,7 @@ import errno
 import importlib
 import inspect
 import sys
+from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Annotated, Any, get_args, get_origin
 
@@ -91,7 +92,7 @@ def _typer_annotation(annotation: Any) -> Any:
             extra = extra.build(typer)
             if isinstance(extra, typer.models.OptionInfo) and extra.metavar is None:
                 flag = bool in (base, *get_args(base))
-                long = next((d for d in extra.param_decls if d.startswith("--")), "--value")
+                long = next((d for d in extra.param_decls or () if d.startswith("--")), "--value")
                 extra.metavar = "" if flag else long[2:].split("/")[0].upper().replace("-", "_")
         built.append(extra)
     return Annotated[(base, *built)]
@@ -99,6 +100,11 @@ def _typer_annotation(annotation: Any) -> Any:
 
 def _no_type(ctx: Any) -> None:
     return None
+
+
+def _bare_name(param: TyperArgument) -> Callable[[], str]:
+    """`LABEL` for the usage line, where Typer writes `{LABEL}`."""
+    return lambda: param.display_name_raw
 
 
 class _NamedValues:
@@ -112,7 +118,8 @@ class _NamedValues:
             if isinstance(param, TyperArgument) or getattr(param, "is_flag", False):
                 param.display_type_rich = _no_type
             if isinstance(param, TyperArgument) and param.required:
-                param._usage_display_name = lambda param=param: param.display_name_raw
+                # Typer builds the parameter, so only this instance's method can be replaced.
+                param._usage_display_name = _bare_name(param)  # type: ignore[method-assign]
         return params
 
 

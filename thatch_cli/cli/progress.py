@@ -8,6 +8,11 @@ from __future__ import annotations
 from ..ops.context import Context
 from .output import Output
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 # Work is reported in steps of this many memories, so the bar moves every
 # second or so even on a slow machine (a batch of 256 took several seconds).
 STEP = 32
@@ -91,11 +96,15 @@ class _Described:
 
 
 class _Scope:
+    """`ctx` only with a ProgressBar: a Ticker has no place to show waits."""
+
     def __init__(self, bar: "ProgressBar | Ticker", ctx: Context | None) -> None:
-        self.bar, self.ctx, self.saved = bar, ctx, None
+        self.bar, self.ctx = bar, ctx
+        self.saved: Callable[[str], Any] | None = None
 
     def __enter__(self) -> "ProgressBar | Ticker":
         if self.ctx is not None:
+            assert isinstance(self.bar, ProgressBar)
             self.saved, self.ctx.indicator = self.ctx.indicator, self.bar.waiting
         return self.bar
 

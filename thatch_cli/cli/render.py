@@ -151,7 +151,7 @@ def table(out: Output, columns: Sequence[Column], rows: Sequence[Sequence[str | 
     styles = [[row[i] for i in shown] for row in styles]
     widths = _widths(columns, texts, out.width)
     lines = [paint(out, cut(visible(title, keep=""), out.width), "title")] if title else []
-    header = ([c.header for c in columns], ["header"] * len(columns))
+    header: tuple[list[str], list[str | None]] = ([c.header for c in columns], ["header"] * len(columns))
     for row, row_styles in [header, *zip(texts, styles)]:
         cells = []
         for i, column in enumerate(columns):

@@ -11,6 +11,7 @@ from .output import Output
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
 
     Command = Callable[..., "int | None"]
@@ -33,10 +34,10 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        err = database_error(exc, _database(ctx)) or _device_error(exc)
-        if err is not None:
-            out.error(err)
-            return err.exit_code
+        known = database_error(exc, _database(ctx)) or _device_error(exc)
+        if known is not None:
+            out.error(known)
+            return known.exit_code
         if ctx.env.get("THATCH_DEBUG"):
             raise
         # A bug: still one line, with a way to see more.
@@ -46,7 +47,7 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
         ctx.close()
 
 
-def _database(ctx: Context):
+def _database(ctx: Context) -> Path | None:
     try:
         return ctx.db_path
     except ThatchError:

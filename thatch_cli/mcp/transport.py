@@ -20,7 +20,11 @@ from __future__ import annotations
 import itertools
 import json
 import sys
-from typing import Any, AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectSendStream
+    from mcp.shared.message import SessionMessage
 
 # A tool call carries at most a 64 KiB memory; a JSON-RPC line this long is not one.
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -93,7 +97,8 @@ def _kind(value: Any) -> str:
         return "a boolean"
     if isinstance(value, float):
         return "a fraction"
-    return {dict: "an object", list: "an array"}.get(type(value), "that")
+    kinds: dict[type, str] = {dict: "an object", list: "an array"}
+    return kinds.get(type(value), "that")
 
 
 def _has_surrogate(value: Any) -> bool:
@@ -129,7 +134,7 @@ class Lines:
         """`source`: the lines still to read (default: stdin's, stdin_lines());
         `first`: lines read already (the handshake's, mcp/handshake.py), served before them."""
         self._lines = itertools.chain(first or [], source if source is not None else stdin_lines())
-        self.answer = None
+        self.answer: MemoryObjectSendStream[SessionMessage] | None = None
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._read()
@@ -141,7 +146,7 @@ class Lines:
         import anyio.from_thread
         import anyio.lowlevel
 
-        send, receive = anyio.create_memory_object_stream(16)
+        send, receive = anyio.create_memory_object_stream[Any](16)
         token = anyio.lowlevel.current_token()
 
         def pump() -> None:

@@ -26,8 +26,8 @@ def setting(key: str) -> Setting:
         return found
     from ..support.suggest import close
 
-    found = close((key or "").strip(), SETTINGS, limit=2)
-    hint = f"did you mean {' or '.join(found)}? " if found else ""
+    near = close((key or "").strip(), SETTINGS, limit=2)
+    hint = f"did you mean {' or '.join(near)}? " if near else ""
     raise InvalidInput(f"unknown setting {key!r}; {hint}'thatch config list' shows them all", key=key)
 
 

@@ -297,7 +297,8 @@ class _Waiting:
     __slots__ = ("ctx", "message", "shown")
 
     def __init__(self, ctx: Context, message: str) -> None:
-        self.ctx, self.message, self.shown = ctx, message, None
+        self.ctx, self.message = ctx, message
+        self.shown: Any = None  # what the indicator returned: a context manager
 
     def __enter__(self) -> None:
         if self.ctx.indicator is not None and self.ctx._shown is None:

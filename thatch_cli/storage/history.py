@@ -27,7 +27,7 @@ from ..support.settings import HISTORY_KEEP as DEFAULT_KEEP
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
 # The columns of a memory a version keeps, in entries' names.
@@ -148,7 +148,7 @@ def export_rows(conn, stores: Sequence[str] | None) -> list[dict[str, Any]]:
     return [dict(zip(names, row)) for row in rows]
 
 
-def import_row(conn, values: dict[str, Any]) -> bool:
+def import_row(conn, values: Mapping[str, Any]) -> bool:
     """Add one exported version (inside the caller's transaction). A version
     the memory already has (same number and text) is not added twice; one
     whose number is taken by another is added as the memory's newest.

@@ -74,7 +74,7 @@ def open_database(path: Path | str, *, timeout: float | None = None,
         raise DatabaseError(f"cannot open database {path}: {exc.strerror or exc}") from exc
 
 
-def cannot_open(path: Path, exc: sqlite3.Error) -> DatabaseError:
+def cannot_open(path: Path | str, exc: sqlite3.Error) -> DatabaseError:
     """An SQLite error met while opening `path`, worded for the user."""
     known = database_error(exc, path)
     if known is not None and known.message != f"database error: {exc}":
@@ -82,7 +82,7 @@ def cannot_open(path: Path, exc: sqlite3.Error) -> DatabaseError:
     return DatabaseError(f"cannot open database {path}: {exc}")
 
 
-def _stat(path: Path) -> os.stat_result | None:
+def _stat(path: Path | str) -> os.stat_result | None:
     try:
         return os.stat(path)
     except FileNotFoundError:
@@ -103,7 +103,7 @@ def not_a_file(path: Path | str, st: os.stat_result) -> DatabaseError | None:
                          " (point THATCH_DB at a file)")
 
 
-def _check_file(path: Path, st: os.stat_result) -> None:
+def _check_file(path: Path | str, st: os.stat_result) -> None:
     problem = not_a_file(path, st)
     if problem is not None:
         raise problem
@@ -121,7 +121,7 @@ def _owner(uid: int) -> str:
         return f"uid {uid}"
 
 
-def _shared_directory(path: Path) -> list[str]:
+def _shared_directory(path: Path | str) -> list[str]:
     """A warning when other users can write the directory the database (after
     any symlink) lies in: they could plant its -wal or -shm file."""
     folder, name = os.path.split(os.path.realpath(path))
@@ -133,7 +133,7 @@ def _shared_directory(path: Path) -> list[str]:
              " what thatch reads; keep the database in a directory only you can write")]
 
 
-def check_journals(path: Path) -> None:
+def check_journals(path: Path | str) -> None:
     """Refuse a database whose -wal or -shm (opened by SQLite with the file)
     belongs to a user other than the database's owner and us."""
     problem = foreign_journal(path)
@@ -142,7 +142,7 @@ def check_journals(path: Path) -> None:
                             " thatch reads (remove it once nothing has the database open)")
 
 
-def _create(path: Path, create_parent: bool) -> None:
+def _create(path: Path | str, create_parent: bool) -> None:
     """Make a new, empty thatch database at `path`, whole: built under a
     temporary name and linked into place (a process that created it first
     wins; theirs is as good)."""
@@ -195,20 +195,20 @@ def _create_empty(path: Path) -> None:
         pass
 
 
-def _open(path: Path, timeout: float) -> sqlite3.Connection:
+def _open(path: Path | str, timeout: float) -> sqlite3.Connection:
     # Autocommit mode: every write path opens its own explicit transaction.
     conn = sqlite3.connect(path, isolation_level=None, timeout=timeout, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
     return conn
 
 
-def _writable(path: Path) -> bool:
+def _writable(path: Path | str) -> bool:
     """Whether this process may write the file and create its journal files
     beside it (False on a read-only file or mount)."""
     return os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK | os.X_OK)
 
 
-def _version(conn: sqlite3.Connection, path: Path) -> int:
+def _version(conn: sqlite3.Connection, path: Path | str) -> int:
     try:
         return schema.schema_version(conn)
     except schema.UnreadableVersion as exc:
@@ -235,7 +235,7 @@ def _use_wal(conn: sqlite3.Connection, timeout: float) -> None:
         delay = min(delay * 2, 0.1)
 
 
-def _upgrade(conn: sqlite3.Connection, path: Path) -> list[str]:
+def _upgrade(conn: sqlite3.Connection, path: Path | str) -> list[str]:
     """Bring the schema up to date in one transaction; returns notices. A
     file that already holds data (the original's, or an older thatch's) is
     first copied to a verified backup beside it; if that fails nothing is
@@ -287,7 +287,7 @@ def _upgrade(conn: sqlite3.Connection, path: Path) -> list[str]:
     return notices
 
 
-def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
+def _open_read_only(path: Path | str, timeout: float) -> sqlite3.Connection:
     from pathlib import Path
 
     from .fastread import open_readonly
@@ -335,7 +335,7 @@ def connect_existing(path: Path | str, *, timeout: float = 10.0) -> sqlite3.Conn
         raise DatabaseError(f"cannot open database {path}: {exc.strerror or exc}") from exc
 
 
-def _refuse_newer(path: Path, version: int) -> None:
+def _refuse_newer(path: Path | str, version: int) -> None:
     if version > schema.SCHEMA_VERSION:
         raise DatabaseError(f"{path} was written by a newer thatch (schema {version}); upgrade thatch to use it")
 

@@ -6,6 +6,10 @@ object) and never as a traceback.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    from os import PathLike
+
 # Exit codes (documented in README "Exit codes"); keep them stable for agents.
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -89,7 +93,7 @@ class ModelUnavailable(ThatchError):
     code = "model_unavailable"
 
 
-def database_error(exc: BaseException, path: object = None) -> DatabaseError | None:
+def database_error(exc: BaseException, path: str | PathLike[str] | None = None) -> DatabaseError | None:
     """The database error an SQLite exception means (locked, read-only, a
     full disk, corrupt), or None for anything else. `path` (the database)
     lets a full disk be told apart from other I/O errors: SQLite says "disk
@@ -110,7 +114,7 @@ def database_error(exc: BaseException, path: object = None) -> DatabaseError | N
     return DatabaseError(f"database error: {text}")
 
 
-def disk_full(path: object) -> bool:
+def disk_full(path: str | PathLike[str]) -> bool:
     """Whether the file system holding `path` (a file or directory) has no
     space left for this user."""
     import os

@@ -46,7 +46,8 @@ def keep(counts: Sequence[int], fits: Callable[[list[int]], bool], order: Sequen
         if fits(kept):
             break
         floor = least[index] if least is not None else 0
-        kept[index] = most(counts[index], lambda k, i=index: fits(kept[:i] + [k] + kept[i + 1:]), floor)
+        # most() calls the lambda before the loop moves on, so it may read `index` late.
+        kept[index] = most(counts[index], lambda k: fits(kept[:index] + [k] + kept[index + 1:]), floor)
     return kept
 
 

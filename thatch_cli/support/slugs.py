@@ -95,7 +95,7 @@ def split_heading(text: str) -> tuple[str | None, str]:
     lines = text.splitlines()
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     match = _heading().match(lines[first]) if first is not None else None
-    if match is None:
+    if first is None or match is None:
         return None, text
     return match.group(1).strip(), "\n".join(lines[first + 1 :]).strip("\n")
 

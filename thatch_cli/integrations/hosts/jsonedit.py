@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 KeyPath = tuple  # keys (str) and indexes (int) from the document root
 
@@ -45,7 +45,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text, self.pos = text, 0
 
-    def fail(self, what: str) -> None:
+    def fail(self, what: str) -> NoReturn:
         line = self.text.count("\n", 0, self.pos) + 1
         column = self.pos - (self.text.rfind("\n", 0, self.pos) + 1) + 1
         raise Malformed(f"{what} at line {line}, column {column}")
@@ -160,6 +160,14 @@ def find(root: Node, path: KeyPath) -> Node | None:
     return node
 
 
+def at(root: Node, path: KeyPath) -> Node:
+    """The node at `path`, which must be there (KeyError otherwise)."""
+    node = find(root, path)
+    if node is None:
+        raise KeyError(path)
+    return node
+
+
 # -- layout ------------------------------------------------------------------------------
 
 
@@ -193,7 +201,8 @@ def _insert(text: str, container: Node, piece: str) -> str:
     unit = indent_unit(text)
     children = container.members or container.items
     if children:
-        last_end = (children[-1].node if container.kind == "object" else children[-1]).end
+        last = children[-1]
+        last_end = (last.node if isinstance(last, Member) else last).end
         if _one_line(text, container):
             return text[:last_end] + ", " + piece + text[last_end:]
         base = line_indent(text, children[-1].start)
@@ -246,10 +255,10 @@ def _remove_span(text: str, container: Node, index: int) -> str:
 
 
 def remove_member(text: str, path: KeyPath, key: str) -> str:
-    container = find(parse(text), path)
+    container = at(parse(text), path)
     index = next(i for i, m in enumerate(container.members) if m.key == key)
     return _remove_span(text, container, index)
 
 
 def remove_item(text: str, path: KeyPath, index: int) -> str:
-    return _remove_span(text, find(parse(text), path), index)
+    return _remove_span(text, at(parse(text), path), index)

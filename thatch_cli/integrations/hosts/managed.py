@@ -89,7 +89,7 @@ def _container(path: Path, root: jsonedit.Node, keys: tuple, kind: str) -> jsone
     return node
 
 
-def _prune(text: str, keys: tuple, facts: dict) -> str:
+def _prune(text: str, keys: tuple, facts: dict | None) -> str:
     """Remove the containers at `keys` and above that are empty now and
     that setup created (all of them when nothing was recorded)."""
     created = [tuple(c) for c in facts.get("containers", [])] if facts else None
@@ -191,7 +191,7 @@ class HooksJson:
 
     def _ours(self, root: jsonedit.Node, event: str) -> list[tuple[int, int | None]]:
         """(entry index, handler index within a nested group) of every thatch hook of `event`."""
-        found = []
+        found: list[tuple[int, int | None]] = []
         array = jsonedit.find(root, ("hooks", event))
         for i, item in enumerate(array.items if array is not None and array.kind == "array" else []):
             value = jsonedit.plain(item)
@@ -201,7 +201,7 @@ class HooksJson:
                 if runs_thatch(value.get("command"), HOOK_COMMANDS):
                     found.append((i, None))
                 continue
-            handlers = value.get("hooks") if isinstance(value.get("hooks"), list) else []
+            handlers = value["hooks"] if isinstance(value.get("hooks"), list) else []
             found += [(i, j) for j, h in enumerate(handlers)
                       if isinstance(h, dict) and runs_thatch(h.get("command"), HOOK_COMMANDS)]
         return found
@@ -212,7 +212,7 @@ class HooksJson:
                 text = jsonedit.remove_item(text, ("hooks", event), i)
                 continue
             text = jsonedit.remove_item(text, ("hooks", event, i, "hooks"), j)
-            if not jsonedit.plain(jsonedit.find(jsonedit.parse(text), ("hooks", event, i, "hooks"))):
+            if not jsonedit.plain(jsonedit.at(jsonedit.parse(text), ("hooks", event, i, "hooks"))):
                 text = jsonedit.remove_item(text, ("hooks", event), i)
         return text
 
@@ -226,7 +226,7 @@ class HooksJson:
         for event in self.retired:
             if self._ours(jsonedit.parse(text), event):
                 text = self._remove_ours(text, event)
-                if not jsonedit.plain(jsonedit.find(jsonedit.parse(text), ("hooks", event))):
+                if not jsonedit.plain(jsonedit.at(jsonedit.parse(text), ("hooks", event))):
                     text = jsonedit.remove_member(text, ("hooks",), event)
                 changes.append(f"remove the {event} hook (replaced)")
         for event, command in self.commands.items():
@@ -334,6 +334,7 @@ class MarkedBlock:
 
     def __init__(self, path: Path, markers: blocks.Markers, body: str, role: str) -> None:
         self.path, self.markers, self.body, self.role = path, markers, body, role
+        self.shared_with: tuple[str, ...] = ()  # other hosts reading the same file (AGENTS.md)
 
     def check(self, text: str, new: str) -> None:
         """Refuse an edit that would break the file (overridden for TOML)."""

@@ -87,10 +87,10 @@ def sections(text: str) -> list[Section]:
     offset, in_string = 0, None
     for line in text.splitlines(keepends=True):
         if in_string is None:
-            found = _HEADER.match(line.rstrip("\r\n"))
-            path = parse_key(found.group(2)) if found and len(found.group(1)) == len(found.group(3)) else None
-            if path is not None:
-                starts.append((offset, path, found.group(1) == "[["))
+            header = _HEADER.match(line.rstrip("\r\n"))
+            path = parse_key(header.group(2)) if header and len(header.group(1)) == len(header.group(3)) else None
+            if header and path is not None:
+                starts.append((offset, path, header.group(1) == "[["))
         in_string = _multiline_state(line, in_string)
         offset += len(line)
     found = [Section(0, starts[0][0] if starts else len(text), (), False)]
