@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import IO, Any
 
+    from rich.console import Console
+
 
 def wants_rich(stream: IO[str], env: Mapping[str, str]) -> bool:
     """Tables on a terminal (not with TERM=dumb); NO_COLOR only takes the
@@ -61,7 +63,7 @@ class Output:
         self.rich = not json_mode and wants_rich(self.stdout, env)
         self.color = self.rich and wants_color(self.stdout, env)
         self.rich_stderr = wants_rich(self.stderr, env)
-        self._console = None
+        self._console: Console | None = None
         self._width: int | None = None
 
     @property
@@ -72,7 +74,7 @@ class Output:
         return self._width
 
     @property
-    def console(self):
+    def console(self) -> Console:
         """A rich console, only ever built on a terminal (rich costs ~40 ms to import)."""
         if self._console is None:
             from rich.console import Console

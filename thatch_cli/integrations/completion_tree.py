@@ -9,6 +9,10 @@ from dataclasses import dataclass, field
 
 from ..memory.fields import COMPLETED
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: completion never imports typing
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 
 @dataclass
 class Option:
@@ -42,7 +46,7 @@ class Node:
     def is_group(self) -> bool:
         return bool(self.children)
 
-    def walk(self):
+    def walk(self) -> Iterator[Node]:
         yield self
         for child in self.children.values():
             yield from child.walk()

@@ -14,7 +14,7 @@ from . import gitfs
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
-    pass
+    import re  # compiled on a cache miss only
 
 __all__ = [
     "parse_remote_url",
@@ -25,7 +25,7 @@ __all__ = [
 
 UNKNOWN = "unknown"
 
-def _patterns():
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """(scp-like, scheme, remote helper) patterns, compiled on a cache miss only."""
     import re
 

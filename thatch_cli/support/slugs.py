@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import unicodedata
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
+if TYPE_CHECKING:
+    import re  # compiled on first use (only writes need it)
+
 DERIVED_LABEL_CHARS = 80
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 # JavaScript's whitespace (String.prototype.trim and /\s/): not Python's,
@@ -52,7 +56,7 @@ def slugify(label: str) -> str:
     return text if text else "x" + _label_hash(label)
 
 
-def _heading():
+def _heading() -> re.Pattern[str]:
     """A Markdown ATX heading line, compiled on first use (only writes need it)."""
     import re
 
