@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 from ..integrations.hosts import HOSTS
 from ..ops.context import Context
 from ..support.errors import InvalidInput
+from ..support.settings import LOCK_WAIT
 from .declare import Argument, Json, Option, command
 from .output import Output
 
@@ -20,7 +21,7 @@ def mcp(
                                                help="Cap each tool result at CHARS characters (default:"
                                                     " setting mcp.max_chars, 20000).")] = None,
     lock_wait: Annotated[float, Option("--lock-wait", metavar="SECONDS",
-                                       help="How long a write waits for another writer's lock.")] = 10.0,
+                                       help="How long a write waits for another writer's lock.")] = LOCK_WAIT,
 ) -> None:
     """Serve the memory store to coding agents over MCP (stdio): the original thatch's tools.
 

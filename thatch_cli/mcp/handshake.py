@@ -49,7 +49,6 @@ correction from the user, call memory_remember with a short label and self-conta
 # What the SDK negotiates (mcp.server.runner.HANDSHAKE_PROTOCOL_VERSIONS); a
 # version not listed here is left to the SDK.
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-DEFAULT_LOCK_WAIT = 10.0  # how long a write waits for another writer's lock (thatch mcp --lock-wait)
 # The stateless era a host may probe for first (`server/discover`), as the SDK speaks it.
 MODERN_VERSION = "2026-07-28"
 _META = "io.modelcontextprotocol"
@@ -306,7 +305,7 @@ def main(args: list[str]) -> int | None:
     env = os.environ
     try:
         max_chars = int(options["--max-chars"]) if "--max-chars" in options else settings.value(env, "mcp.max_chars")
-        lock_wait = float(options.get("--lock-wait", DEFAULT_LOCK_WAIT))
+        lock_wait = float(options.get("--lock-wait", settings.LOCK_WAIT))
     except Exception:  # a bad value or setting: the command line says what is wrong
         return None
     if max_chars < settings.MCP_MIN_CHARS or not 0 <= lock_wait <= 600:

@@ -27,6 +27,7 @@ from ..location.scope import project_dir
 from ..ops import activity
 from ..ops.context import Context
 from ..support.errors import InvalidInput, ThatchError, database_error
+from ..support.settings import LOCK_WAIT
 from .render import render_error
 from .results import Reply, cap
 from .tool import Session, Tool
@@ -37,8 +38,7 @@ class ToolRunner:
     """Checks arguments against a tool's schema, runs the tool in a fresh
     Context and turns every outcome (errors included) into a capped Reply."""
 
-    # lock_wait: thatch mcp passes --lock-wait (handshake.DEFAULT_LOCK_WAIT, the same 10 s, when not given).
-    def __init__(self, env: Mapping[str, str], *, max_chars: int, lock_wait: float = 10.0) -> None:
+    def __init__(self, env: Mapping[str, str], *, max_chars: int, lock_wait: float = LOCK_WAIT) -> None:
         self.env = dict(env)
         self.max_chars = max_chars
         self.lock_wait = lock_wait

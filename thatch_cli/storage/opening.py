@@ -23,6 +23,7 @@ import stat
 import time
 
 from ..support.errors import DatabaseError, database_error
+from ..support.settings import LOCK_WAIT
 from . import schema
 from .fastread import foreign_journal
 
@@ -30,8 +31,8 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import t
 if TYPE_CHECKING:
     from pathlib import Path
 
-# How long a command waits for another process's write lock.
-LOCK_TIMEOUT_S = 10.0
+# How long a command waits for another process's write lock (tests shorten it).
+LOCK_TIMEOUT_S = LOCK_WAIT
 
 
 def open_database(path: Path | str, *, timeout: float | None = None,

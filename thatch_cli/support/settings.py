@@ -53,6 +53,9 @@ NUDGE_THRESHOLD = 0.45
 # What one `thatch mcp` tool result may hold, and the least it can be set to.
 MCP_MAX_CHARS = 20_000
 MCP_MIN_CHARS = 1_000
+# How long a write waits for another process's write lock (seconds): every
+# command's, and an MCP tool's unless `thatch mcp --lock-wait` says otherwise.
+LOCK_WAIT = 10.0
 # The most of a settings file read: a few settings take a few hundred bytes,
 # and every command (and hook) reads the file.
 MAX_FILE_BYTES = 64 * 1024
