@@ -54,12 +54,12 @@ _thatch_options() {
         'hygiene') _thatch_r='--store -s --global -g --stale-days --json --help -h' ;;
         'import') _thatch_r='--overwrite --store -s --global -g --json --help -h' ;;
         'init') _thatch_r='--deactivate --json --help -h' ;;
-        'list') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --archived --limit -n --json --help -h' ;;
+        'list') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --archived --pinned --limit -n --json --help -h' ;;
         'mcp') _thatch_r='--max-chars --lock-wait --help -h' ;;
         'pause') _thatch_r='--global --json --help -h' ;;
         'pin') _thatch_r='--store -s --global -g --json --help -h' ;;
         'private') _thatch_r='--store -s --global -g --json --help -h' ;;
-        'recall') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --limit -n --include-archived --mode -m --floor --show-weak --budget --file -f --json --help -h' ;;
+        'recall') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --limit -n --include-archived --mode -m --floor --show-weak --budget --file -f --pinned --json --help -h' ;;
         'reindex') _thatch_r='--store -s --global -g --json --help -h' ;;
         'remember') _thatch_r='--store -s --global -g --create --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --pin --private --file -f --json --help -h' ;;
         'rename') _thatch_r='--store -s --global -g --json --help -h' ;;

@@ -153,8 +153,14 @@ def _register(target: typer.Typer, command: declare.Command, section: str | None
     # only for type checkers (cli/declare.py): they are supplied here.
     names = declare.annotation_names()
     declared = list(inspect.signature(function, eval_str=True, locals=names).parameters.values())[2:]  # after ctx, out
-    params = [p.replace(annotation=_typer_annotation(p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
-              for p in declared]
+    params = []
+    for p in declared:
+        if p.name in declare.FIELD_ROLES:  # one option per declared field, in its place
+            params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                         annotation=_typer_annotation(annotation))
+                       for name, annotation, default in declare.field_options(p.name)]
+        else:
+            params.append(p.replace(annotation=_typer_annotation(p.annotation), kind=inspect.Parameter.KEYWORD_ONLY))
     if "store" in {p.name for p in declared}:
         # Every command that takes --store takes --global (run.py merges them).
         at = next(i for i, p in enumerate(params) if p.name == "store") + 1

@@ -232,7 +232,8 @@ def _value(record: dict, field: fields.Field) -> Any:
     if kind == "flag":
         value: Any = _flag(record, name)
     elif kind in ("int", "count"):
-        value = _integer(record, name, field.default, 0 if kind == "count" else INT64[0])
+        value = _integer(record, name, field.default if isinstance(field.default, int) else None,
+                         0 if kind == "count" else INT64[0])
         value = value or 0 if kind == "count" else value
     elif kind == "time":
         value = _timestamp(record, name, None)
@@ -251,7 +252,7 @@ def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[
     field by its kind; a missing creation time is `now`, a missing update
     time the creation time."""
     label = _checked(validate.label, text_value(record, "label", required=True))
-    content = text_value(record, "content", required=True)
+    content = text_value(record, "content", required=True) or ""  # required: never None
     _checked(validate.content, body_of(label, content))
     slug = slugify(label)
     given = text_value(record, "slug", limit=validate.MAX_LABEL_CHARS * 4)
@@ -270,8 +271,8 @@ def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[
 
 
 def verdict(record: dict, store: str) -> dict[str, Any]:
-    a = text_value(record, "slug_a", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
-    b = text_value(record, "slug_b", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
+    a = text_value(record, "slug_a", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True) or ""
+    b = text_value(record, "slug_b", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True) or ""
     return {"store": store, "slug_a": min(a, b), "slug_b": max(a, b),
             "status": _verdict_status(record),
             "checked_at": _timestamp(record, "checked_at", None) or _missing("checked_at")}

@@ -4,6 +4,7 @@ memories, and the branch deletions the git hooks recorded."""
 from __future__ import annotations
 
 from ..memory import fields
+from ..memory.filter import Filter
 from ..memory.records import Memory
 from ..support.errors import Conflict, NotFound
 from . import fastread
@@ -42,7 +43,8 @@ def record_verdict(db: MemoryDB, store: str, slug_a: str, slug_b: str, status: s
 
 
 def _scoped(db: MemoryDB, store: str, branch: str, *, live_only: bool) -> list[Memory]:
-    return sorted(db.list([store], branch=branch, archived=False if live_only else None), key=lambda m: m.slug)
+    where = Filter([store], branch=branch, branch_only=True, archived=not live_only)
+    return sorted(db.select(where), key=lambda m: m.slug)
 
 
 def move_branch(db: MemoryDB, store: str, old: str, new: str | None) -> list[Memory]:
