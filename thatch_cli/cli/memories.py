@@ -265,6 +265,7 @@ def _facts(memory: Memory) -> list[str]:
     if memory.confidence is not None:
         facts.append(f"confidence {memory.confidence}/10")
     facts += memory.flags()
+    facts += memory.lists()
     if memory.incoming or memory.author:  # a teammate's (agent_text.teammate), said as agents read it
         from ..support.agent_text import authorship
 

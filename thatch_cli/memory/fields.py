@@ -8,7 +8,8 @@ older file gains when opened, the `entries` table a new file gets (the
 original thatch's columns, in its order), what a history version keeps
 and what counts as a change, the JSON shapes (brief and full) and the key
 lists the help and man page print, the checks an imported JSONL line
-passes, and the values shell completion offers. Adding a field is one
+passes, the values shell completion offers, and for a filterable field or
+one a save sets, its options and MCP arguments. Adding a field is one
 `Field(...)` below plus its behaviour.
 
 Standard library only, no dataclasses or typing: every hot path imports it.
