@@ -184,7 +184,7 @@ def test_a_pin_is_an_added_column_the_originals_sql_leaves_alone(tmp_path):
     store.save(Memory(store="acme/widget", slug="deploy", label="Deploy", content="# Deploy\n\nmake deploy",
                       created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z"),
                overwrite=False, archived=None)
-    maintenance.set_flag(store, "acme/widget", "deploy", "pinned", True)
+    maintenance.set_value(store, "acme/widget", "deploy", "pinned", True)
     store.close()
 
     conn = sqlite3.connect(path)

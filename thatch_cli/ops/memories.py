@@ -99,7 +99,7 @@ def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None
     from ..storage import maintenance
 
     memory = lookup(ctx, label, store, fallback=False)
-    changed = maintenance.set_flag(ctx.db(), memory.store, memory.slug, name, value, ctx.now())
+    changed = maintenance.set_value(ctx.db(), memory.store, memory.slug, name, value, ctx.now())
     setattr(memory, name, value)
     notices = []
     if name == "pinned" and value and memory.unreviewed:
