@@ -188,7 +188,8 @@ def test_a_pin_is_an_added_column_the_originals_sql_leaves_alone(tmp_path):
     store.close()
 
     conn = sqlite3.connect(path)
-    assert [row[1] for row in conn.execute("PRAGMA table_info(entries)")] == original_columns + ["pinned"]
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(entries)")]
+    assert columns[:len(original_columns)] == original_columns and "pinned" in columns[len(original_columns):]
     listed = conn.execute("SELECT slug, label, branch, confidence, archived, updated_at FROM entries"
                           " WHERE store = ? ORDER BY label", ("acme/widget",)).fetchall()
     assert listed == [("deploy", "Deploy", None, None, 0, "2026-01-01T00:00:00.000Z")]
