@@ -27,7 +27,7 @@ from .output import Output
 from .run import run
 
 # The modules that declare commands, in the order help lists their commands.
-MODULES = ("memories", "rules", "recall", "search", "edit", "anchors", "tidy", "dedup", "branches", "transfer", "safety", "sync", "shell",
+MODULES = ("memories", "tags", "rules", "recall", "search", "edit", "anchors", "tidy", "dedup", "branches", "transfer", "safety", "sync", "shell",
            "githooks", "daemon", "config", "agents", "activity", "status", "help")
 
 # The sections of `thatch --help`, in order, and their commands in order: one
@@ -35,8 +35,8 @@ MODULES = ("memories", "rules", "recall", "search", "edit", "anchors", "tidy", "
 # imports cli/help.py first). tests/cli/test_help_sections.py checks that every
 # command has a section.
 SECTIONS = (
-    ("Memories", ("remember", "show", "list", "edit", "rename", "forget", "pin", "unpin", "archive", "unarchive",
-                  "anchor", "unanchor", "history", "restore-memory")),
+    ("Memories", ("remember", "show", "list", "edit", "rename", "forget", "pin", "unpin", "tag", "untag", "archive",
+                  "unarchive", "anchor", "unanchor", "history", "restore-memory")),
     ("Finding", ("recall", "search")),
     ("Tidying", ("hygiene", "duplicates", "dedup", "rescope", "reindex", "stores")),
     ("Team", ("sync", "private", "share", "export", "import")),

@@ -145,6 +145,10 @@ FIELDS: tuple[Field, ...] = (
     # A pin is one person's choice of what their agents always see, so it is not shared.
     Field("pinned", "INTEGER NOT NULL DEFAULT 0", "flag", False, brief=True, versioned=True, overwrite="given",
           synced=False, original=False, first=True, filter="Only pinned memories."),
+    # thatch_cli's: what a memory is about, in words its writer chose (support/validate.tag
+    # normalises them); set by remember and tag/untag, filtered by list and recall, shared.
+    Field("tags", "TEXT", "list", (), brief=True, versioned=True, overwrite="given", original=False, check="tag",
+          item="tag", complete="tags", filter="Only memories with every tag given.", given="Tag it."),
     # thatch sync's marks: who the file of an incoming version names as its
     # author (a claim; None: none named), never shared, not yet reviewed here.
     Field("author", "TEXT", "line", brief=True, history=False, exported=False, synced=False, original=False,

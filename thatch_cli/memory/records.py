@@ -76,6 +76,7 @@ class Memory:
     recall_count: int
     last_recalled_at: str | None
     pinned: bool
+    tags: tuple[str, ...]
     author: str | None
     private: bool
     unreviewed: bool

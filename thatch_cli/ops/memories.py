@@ -17,7 +17,7 @@ from .scope import GLOBAL, branch_choice, existing, lookup, target
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from ..memory.records import Memory, StoreSummary
     from .context import Context
@@ -108,6 +108,26 @@ def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None
         notices.append(f"{memory.label!r} is a teammate's memory nobody here has reviewed: agents see only its"
                        f" label until it is accepted (thatch sync --review --accept {shell_word(memory.label)})")
     return FlagChange(memory, changed, notices)
+
+
+def set_items(ctx: Context, label: str, name: str, given: Sequence[str], *, add: bool,
+              store: str | None = None) -> FlagChange:
+    """Add `given` to a list field (memory/fields.py: tags) of one memory of
+    --store or the detected store, or take them away, each checked as when
+    saved; doing it twice changes nothing."""
+    from ..memory.fields import BY_NAME
+    from ..storage import maintenance
+
+    field = BY_NAME[name]
+    asked = set(values.listed(field, given))
+    if not asked:
+        raise InvalidInput(f"give at least one {field.item}")
+    memory = lookup(ctx, label, store, fallback=False)
+    held = set(getattr(memory, name))
+    after = values.listed(field, held | asked) if add else tuple(sorted(held - asked))
+    changed = maintenance.set_value(ctx.db(), memory.store, memory.slug, name, after, ctx.now())
+    setattr(memory, name, after)
+    return FlagChange(memory, changed)
 
 
 class Rewritten:
