@@ -136,8 +136,10 @@ def test_tags_travel_through_export_and_import(tmp_path):
 @pytest.mark.usefixtures("tagged")
 def test_completion_offers_existing_tags():
     assert run("_complete", "tags").stdout.split() == ["ci", "needs-review"]
-    tree = run("completion", "show", "bash").stdout
-    assert "tags" in tree
+    # The script asks `thatch _complete tags` for --tag's value and for tag/untag's TAG arguments.
+    script = run("completion", "show", "bash").stdout
+    assert "'list|--tag'|'recall|--tag'|'remember|--tag') _thatch_r=tags" in script
+    assert "'tag|1'|'untag|1') _thatch_r=tags" in script
 
 
 def test_tags_are_a_column_the_originals_sql_leaves_alone(tmp_path):
