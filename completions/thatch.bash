@@ -5,7 +5,7 @@
 # Subcommands of command path $1 (empty for thatch itself), into _thatch_r.
 _thatch_subcommands() {
     case $1 in
-        '') _thatch_r='activity anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pause pin private recall reindex remember rename rescope restore restore-memory resume rules search setup share show status stores sync unanchor unarchive unpin' ;;
+        '') _thatch_r='activity anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pause pin private recall reindex remember rename rescope restore restore-memory resume rules search setup share show status stores sync tag unanchor unarchive unpin untag' ;;
         'completion') _thatch_r='install show' ;;
         'config') _thatch_r='get list path set unset' ;;
         'daemon') _thatch_r='start status stop' ;;
@@ -54,14 +54,14 @@ _thatch_options() {
         'hygiene') _thatch_r='--store -s --global -g --stale-days --json --help -h' ;;
         'import') _thatch_r='--overwrite --store -s --global -g --json --help -h' ;;
         'init') _thatch_r='--deactivate --json --help -h' ;;
-        'list') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --archived --limit -n --json --help -h' ;;
+        'list') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --archived --pinned --tag --limit -n --json --help -h' ;;
         'mcp') _thatch_r='--max-chars --lock-wait --help -h' ;;
         'pause') _thatch_r='--global --json --help -h' ;;
         'pin') _thatch_r='--store -s --global -g --json --help -h' ;;
         'private') _thatch_r='--store -s --global -g --json --help -h' ;;
-        'recall') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --limit -n --include-archived --mode -m --floor --show-weak --budget --file -f --json --help -h' ;;
+        'recall') _thatch_r='--store -s --global -g --all-stores -a --branch -b --this-branch --all-branches --limit -n --include-archived --mode -m --floor --show-weak --budget --file -f --pinned --tag --json --help -h' ;;
         'reindex') _thatch_r='--store -s --global -g --json --help -h' ;;
-        'remember') _thatch_r='--store -s --global -g --create --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --pin --private --file -f --json --help -h' ;;
+        'remember') _thatch_r='--store -s --global -g --create --branch -b --this-branch --confidence -c --overwrite --archived --no-archived --pin --private --file -f --tag --json --help -h' ;;
         'rename') _thatch_r='--store -s --global -g --json --help -h' ;;
         'rescope') _thatch_r='--from --to --unscoped --store -s --global -g --json --help -h' ;;
         'restore') _thatch_r='--json --help -h' ;;
@@ -78,9 +78,11 @@ _thatch_options() {
         'status') _thatch_r='--json --help -h' ;;
         'stores') _thatch_r='--drop --json --help -h' ;;
         'sync') _thatch_r='--remote --yes -y --dry-run -n --review --accept --accept-all --allow --json --help -h' ;;
+        'tag') _thatch_r='--store -s --global -g --json --help -h' ;;
         'unanchor') _thatch_r='--store -s --global -g --json --help -h' ;;
         'unarchive') _thatch_r='--store -s --global -g --json --help -h' ;;
         'unpin') _thatch_r='--store -s --global -g --json --help -h' ;;
+        'untag') _thatch_r='--store -s --global -g --json --help -h' ;;
         *) _thatch_r='--help -h' ;;
     esac
 }
@@ -95,7 +97,8 @@ _thatch_option_value() {
         'rules list|--kind') _thatch_r='choices:prediction behavior' ;;
         'export|--output'|'export|-o'|'hooks install|--repo'|'hooks status|--repo'|'hooks uninstall|--repo'|'recall|--file'|'recall|-f'|'remember|--file'|'remember|-f') _thatch_r=files ;;
         'activity|--session'|'activity|--limit'|'activity|-n'|'duplicates|--threshold'|'duplicates|-t'|'duplicates|--limit'|'duplicates|-n'|'hygiene|--stale-days'|'list|--limit'|'list|-n'|'mcp|--max-chars'|'mcp|--lock-wait'|'recall|--limit'|'recall|-n'|'recall|--floor'|'recall|--budget'|'remember|--confidence'|'remember|-c'|'restore-memory|--version'|'search|--limit'|'search|-n'|'sync|--remote'|'sync|--accept'|'sync|--allow') _thatch_r=none ;;
-        'anchor|--store'|'anchor|-s'|'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'pin|--store'|'pin|-s'|'private|--store'|'private|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'rules list|--store'|'rules list|-s'|'share|--store'|'share|-s'|'show|--store'|'show|-s'|'stores|--drop'|'unanchor|--store'|'unanchor|-s'|'unarchive|--store'|'unarchive|-s'|'unpin|--store'|'unpin|-s') _thatch_r=stores ;;
+        'anchor|--store'|'anchor|-s'|'archive|--store'|'archive|-s'|'dedup keep|--store'|'dedup keep|-s'|'dedup list|--store'|'dedup list|-s'|'dedup mark|--store'|'dedup mark|-s'|'duplicates|--store'|'duplicates|-s'|'edit|--store'|'edit|-s'|'export|--store'|'export|-s'|'forget|--store'|'forget|-s'|'history|--store'|'history|-s'|'hygiene|--store'|'hygiene|-s'|'import|--store'|'import|-s'|'list|--store'|'list|-s'|'pin|--store'|'pin|-s'|'private|--store'|'private|-s'|'recall|--store'|'recall|-s'|'reindex|--store'|'reindex|-s'|'remember|--store'|'remember|-s'|'rename|--store'|'rename|-s'|'rescope|--store'|'rescope|-s'|'restore-memory|--store'|'restore-memory|-s'|'rules list|--store'|'rules list|-s'|'share|--store'|'share|-s'|'show|--store'|'show|-s'|'stores|--drop'|'tag|--store'|'tag|-s'|'unanchor|--store'|'unanchor|-s'|'unarchive|--store'|'unarchive|-s'|'unpin|--store'|'unpin|-s'|'untag|--store'|'untag|-s') _thatch_r=stores ;;
+        'list|--tag'|'recall|--tag'|'remember|--tag') _thatch_r=tags ;;
         *) _thatch_r=flag ;;
     esac
 }
@@ -103,14 +106,15 @@ _thatch_option_value() {
 # What argument $2 (counting from 0) of command path $1 takes.
 _thatch_argument() {
     case "$1|$2" in
-        'help|0') _thatch_r='choices:activity anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pause pin private recall reindex remember rename rescope restore restore-memory resume rules search setup share show status stores sync unanchor unarchive unpin' ;;
+        'help|0') _thatch_r='choices:activity anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pause pin private recall reindex remember rename rescope restore restore-memory resume rules search setup share show status stores sync tag unanchor unarchive unpin untag' ;;
         'completion install|0'|'completion show|0'|'init|0') _thatch_r='choices:bash zsh fish' ;;
         'setup|0') _thatch_r='choices:claude cursor codex' ;;
         'sync|0') _thatch_r='choices:init status off purge' ;;
         'config get|0'|'config set|0'|'config unset|0') _thatch_r='choices:model daemon.enabled daemon.idle daemon.warm recall.floor recall.limit duplicates.threshold history.keep backup.keep nudge.threshold activity.enabled mcp.max_chars sync.timeout sync.stall sync.auto_push sync.branches sync.review sync.secret_rules' ;;
         'anchor|1'|'backup|0'|'import|0'|'restore|0'|'unanchor|1') _thatch_r=files ;;
-        'anchor|0'|'archive|0'|'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'edit|0'|'forget|0'|'history|0'|'pin|0'|'private|0'|'remember|0'|'rename|0'|'restore-memory|0'|'share|0'|'show|0'|'sync|1'|'unanchor|0'|'unarchive|0'|'unpin|0') _thatch_r=labels ;;
+        'anchor|0'|'archive|0'|'dedup keep|0'|'dedup keep|1'|'dedup mark|0'|'dedup mark|1'|'edit|0'|'forget|0'|'history|0'|'pin|0'|'private|0'|'remember|0'|'rename|0'|'restore-memory|0'|'share|0'|'show|0'|'sync|1'|'tag|0'|'unanchor|0'|'unarchive|0'|'unpin|0'|'untag|0') _thatch_r=labels ;;
         'edit|1'|'forget|1'|'list|0'|'pin|1'|'search|1'|'show|1'|'unpin|1') _thatch_r=stores ;;
+        'tag|1'|'untag|1') _thatch_r=tags ;;
         *) _thatch_r=none ;;
     esac
 }

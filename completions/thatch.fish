@@ -5,7 +5,7 @@
 function __thatch_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' activity anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pause pin private recall reindex remember rename rescope restore restore-memory resume rules search setup share show status stores sync unanchor unarchive unpin
+            printf '%s\n' activity anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pause pin private recall reindex remember rename rescope restore restore-memory resume rules search setup share show status stores sync tag unanchor unarchive unpin untag
         case 'completion'
             printf '%s\n' install show
         case 'config'
@@ -24,7 +24,7 @@ end
 # Whether option $argv[2] of command path $argv[1] takes a value.
 function __thatch_takes_value
     switch "$argv[1]|$argv[2]"
-        case 'activity|--session' 'activity|--limit' 'activity|-n' 'anchor|--store' 'anchor|-s' 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'list|--limit' 'list|-n' 'mcp|--max-chars' 'mcp|--lock-wait' 'pin|--store' 'pin|-s' 'private|--store' 'private|-s' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'recall|--file' 'recall|-f' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'remember|--file' 'remember|-f' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'rules list|--kind' 'rules list|--store' 'rules list|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'share|--store' 'share|-s' 'show|--store' 'show|-s' 'stores|--drop' 'sync|--remote' 'sync|--accept' 'sync|--allow' 'unanchor|--store' 'unanchor|-s' 'unarchive|--store' 'unarchive|-s' 'unpin|--store' 'unpin|-s'
+        case 'activity|--session' 'activity|--limit' 'activity|-n' 'anchor|--store' 'anchor|-s' 'archive|--branch' 'archive|-b' 'archive|--store' 'archive|-s' 'dedup keep|--store' 'dedup keep|-s' 'dedup list|--store' 'dedup list|-s' 'dedup mark|--status' 'dedup mark|--store' 'dedup mark|-s' 'duplicates|--store' 'duplicates|-s' 'duplicates|--threshold' 'duplicates|-t' 'duplicates|--limit' 'duplicates|-n' 'edit|--store' 'edit|-s' 'export|--store' 'export|-s' 'export|--output' 'export|-o' 'forget|--store' 'forget|-s' 'history|--store' 'history|-s' 'hooks install|--repo' 'hooks status|--repo' 'hooks uninstall|--repo' 'hygiene|--store' 'hygiene|-s' 'hygiene|--stale-days' 'import|--store' 'import|-s' 'list|--store' 'list|-s' 'list|--branch' 'list|-b' 'list|--tag' 'list|--limit' 'list|-n' 'mcp|--max-chars' 'mcp|--lock-wait' 'pin|--store' 'pin|-s' 'private|--store' 'private|-s' 'recall|--store' 'recall|-s' 'recall|--branch' 'recall|-b' 'recall|--limit' 'recall|-n' 'recall|--mode' 'recall|-m' 'recall|--floor' 'recall|--budget' 'recall|--file' 'recall|-f' 'recall|--tag' 'reindex|--store' 'reindex|-s' 'remember|--store' 'remember|-s' 'remember|--branch' 'remember|-b' 'remember|--confidence' 'remember|-c' 'remember|--file' 'remember|-f' 'remember|--tag' 'rename|--store' 'rename|-s' 'rescope|--from' 'rescope|--to' 'rescope|--store' 'rescope|-s' 'restore-memory|--version' 'restore-memory|--store' 'restore-memory|-s' 'rules list|--kind' 'rules list|--store' 'rules list|-s' 'search|--limit' 'search|-n' 'search|--mode' 'search|-m' 'share|--store' 'share|-s' 'show|--store' 'show|-s' 'stores|--drop' 'sync|--remote' 'sync|--accept' 'sync|--allow' 'tag|--store' 'tag|-s' 'unanchor|--store' 'unanchor|-s' 'unarchive|--store' 'unarchive|-s' 'unpin|--store' 'unpin|-s' 'untag|--store' 'untag|-s'
             return 0
     end
     return 1
@@ -147,9 +147,11 @@ complete -c thatch -n '__thatch_arg \'\' 0' -a show -d 'Print one memory in full
 complete -c thatch -n '__thatch_arg \'\' 0' -a status -d 'Show what thatch uses here: database and schema, model and its identity, cut-offs, daemon, hooks, agents, backups'
 complete -c thatch -n '__thatch_arg \'\' 0' -a stores -d 'List stores with their memory counts and last update (tab-separated when piped)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a sync -d 'Share this repository\'s memories with your team through its own git remote'
+complete -c thatch -n '__thatch_arg \'\' 0' -a tag -d 'Tag a memory (tagging it again with the same tag changes nothing)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a unanchor -d 'Remove a memory\'s anchors (all, or those on one file); the memory stays'
 complete -c thatch -n '__thatch_arg \'\' 0' -a unarchive -d 'Bring an archived memory back into recall (restoring a live one changes nothing)'
 complete -c thatch -n '__thatch_arg \'\' 0' -a unpin -d 'Unpin a memory (unpinning one that is not pinned changes nothing)'
+complete -c thatch -n '__thatch_arg \'\' 0' -a untag -d 'Take tags away from a memory (a tag it does not have changes nothing)'
 complete -c thatch -n '__thatch_at \'activity\'' -l session -r -f -d 'Only this agent session (its id as the host sends it)'
 complete -c thatch -n '__thatch_at \'activity\'' -l limit -r -f -d 'Show the last N entries'
 complete -c thatch -n '__thatch_at \'activity\'' -s n -r -f -d 'Show the last N entries'
@@ -307,7 +309,7 @@ complete -c thatch -n '__thatch_arg \'forget\' 0' -f -a '(__thatch_values labels
 complete -c thatch -n '__thatch_arg \'forget\' 1' -f -a '(__thatch_values stores)'
 complete -c thatch -n '__thatch_at \'help\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'help\'' -s h -d 'Show help and exit'
-complete -c thatch -n '__thatch_arg \'help\' 0' -f -a 'activity anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pause pin private recall reindex remember rename rescope restore restore-memory resume rules search setup share show status stores sync unanchor unarchive unpin' -d 'The command (or group and command) to explain'
+complete -c thatch -n '__thatch_arg \'help\' 0' -f -a 'activity anchor archive backup completion config daemon dedup duplicates edit export forget help history hooks hygiene import init list mcp pause pin private recall reindex remember rename rescope restore restore-memory resume rules search setup share show status stores sync tag unanchor unarchive unpin untag' -d 'The command (or group and command) to explain'
 complete -c thatch -n '__thatch_at \'history\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'history\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'history\'' -l global -d 'Short for --store global'
@@ -366,6 +368,8 @@ complete -c thatch -n '__thatch_at \'list\'' -s b -r -f -a '(__thatch_values bra
 complete -c thatch -n '__thatch_at \'list\'' -l this-branch -d 'Only memories scoped to the current branch'
 complete -c thatch -n '__thatch_at \'list\'' -l all-branches -d 'Memories of every branch and unscoped ones (the default, said explicitly)'
 complete -c thatch -n '__thatch_at \'list\'' -l archived -d 'List archived memories instead of live ones'
+complete -c thatch -n '__thatch_at \'list\'' -l pinned -d 'Only pinned memories'
+complete -c thatch -n '__thatch_at \'list\'' -l tag -r -f -a '(__thatch_values tags)' -d 'Only memories with every tag given. (repeatable)'
 complete -c thatch -n '__thatch_at \'list\'' -l limit -r -f -d 'At most N memories, the newest (default: all)'
 complete -c thatch -n '__thatch_at \'list\'' -s n -r -f -d 'At most N memories, the newest (default: all)'
 complete -c thatch -n '__thatch_at \'list\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
@@ -417,6 +421,8 @@ complete -c thatch -n '__thatch_at \'recall\'' -l show-weak -d 'Also list the ma
 complete -c thatch -n '__thatch_at \'recall\'' -l budget -r -f -d 'Cap stdout at CHARS characters, dropping whole results (JSON becomes one compact line)'
 complete -c thatch -n '__thatch_at \'recall\'' -l file -r -F -d 'Only memories anchored to this file or directory (repeatable); without a query, all of them'
 complete -c thatch -n '__thatch_at \'recall\'' -s f -r -F -d 'Only memories anchored to this file or directory (repeatable); without a query, all of them'
+complete -c thatch -n '__thatch_at \'recall\'' -l pinned -d 'Only pinned memories'
+complete -c thatch -n '__thatch_at \'recall\'' -l tag -r -f -a '(__thatch_values tags)' -d 'Only memories with every tag given. (repeatable)'
 complete -c thatch -n '__thatch_at \'recall\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'recall\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'recall\'' -s h -d 'Show help and exit'
@@ -444,6 +450,7 @@ complete -c thatch -n '__thatch_at \'remember\'' -l pin -d 'Pin it: listed first
 complete -c thatch -n '__thatch_at \'remember\'' -l private -d 'Keep it on this machine: thatch sync never shares it'
 complete -c thatch -n '__thatch_at \'remember\'' -l file -r -F -d 'Anchor it to the code it describes: a file in a git checkout, optionally a line range (repeatable)'
 complete -c thatch -n '__thatch_at \'remember\'' -s f -r -F -d 'Anchor it to the code it describes: a file in a git checkout, optionally a line range (repeatable)'
+complete -c thatch -n '__thatch_at \'remember\'' -l tag -r -f -a '(__thatch_values tags)' -d 'Tag it. (repeatable)'
 complete -c thatch -n '__thatch_at \'remember\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'remember\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'remember\'' -s h -d 'Show help and exit'
@@ -557,6 +564,15 @@ complete -c thatch -n '__thatch_at \'sync\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'sync\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'sync\' 0' -f -a 'init status off purge' -d 'init, status, off or purge LABEL; none: sync now'
 complete -c thatch -n '__thatch_arg \'sync\' 1' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_at \'tag\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'tag\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'tag\'' -l global -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'tag\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'tag\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'tag\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'tag\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'tag\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_arg \'tag\' 1' -f -a '(__thatch_values tags)'
 complete -c thatch -n '__thatch_at \'unanchor\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'unanchor\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
 complete -c thatch -n '__thatch_at \'unanchor\'' -l global -d 'Short for --store global'
@@ -583,3 +599,12 @@ complete -c thatch -n '__thatch_at \'unpin\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'unpin\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'unpin\' 0' -f -a '(__thatch_values labels)'
 complete -c thatch -n '__thatch_arg \'unpin\' 1' -f -a '(__thatch_values stores)'
+complete -c thatch -n '__thatch_at \'untag\'' -l store -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'untag\'' -s s -r -f -a '(__thatch_values stores)' -d 'Store to use instead of the detected one (also THATCH_STORE)'
+complete -c thatch -n '__thatch_at \'untag\'' -l global -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'untag\'' -s g -d 'Short for --store global'
+complete -c thatch -n '__thatch_at \'untag\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
+complete -c thatch -n '__thatch_at \'untag\'' -l help -d 'Show help and exit'
+complete -c thatch -n '__thatch_at \'untag\'' -s h -d 'Show help and exit'
+complete -c thatch -n '__thatch_arg \'untag\' 0' -f -a '(__thatch_values labels)'
+complete -c thatch -n '__thatch_arg \'untag\' 1' -f -a '(__thatch_values tags)'

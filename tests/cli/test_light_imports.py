@@ -90,6 +90,8 @@ LIGHT_THATCH = {
     # checking the file; reading past undecodable rows; the sync marks every memory carries.
     "thatch_cli.memory", "thatch_cli.memory.fields", "thatch_cli.memory.records", "thatch_cli.storage.fastread",
     "thatch_cli.storage.opening", "thatch_cli.storage.readable", "thatch_cli.storage.sync",
+    # the one filter a listing is (memory/filter.py), the values it is given, and its SQL.
+    "thatch_cli.memory.filter", "thatch_cli.memory.values", "thatch_cli.storage.filters",
 }
 DETECTING = {"thatch_cli.location.gitfs", "thatch_cli.location.identity"}
 # show also reads the memory's anchors (the drift check itself only runs when it has some).

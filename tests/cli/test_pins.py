@@ -153,6 +153,14 @@ def test_agents_pin_remember_and_list_through_mcp(isolated_env, tmp_path):
             assert "- 'Other' (pinned, updated" in result.content[0].text
             found = await session.call_tool("memory_recall", {"query": "later", "mode": "lexical"})
             assert "acme/widget · pinned" in found.content[0].text
+            # The filter's argument comes from the field's declaration (memory/fields.py `filter`).
+            for tool in ("memory_recall", "memory_list"):
+                assert listed[tool].input_schema["properties"]["pinned"]["type"] == "boolean"
+            only = await session.call_tool("memory_list", {"pinned": True})
+            assert [m["label"] for m in only.structured_content["memories"]] == ["Other"]
+            found = await session.call_tool("memory_recall", {"query": "later drop table", "mode": "lexical",
+                                                              "pinned": True})
+            assert [r["label"] for r in found.structured_content["results"]] == ["Other"]
 
     anyio.run(scenario)
     cli = thatch_process(["list", "--json"], env={**os.environ, **ENV}, cwd=tmp_path)
@@ -176,11 +184,12 @@ def test_a_pin_is_an_added_column_the_originals_sql_leaves_alone(tmp_path):
     store.save(Memory(store="acme/widget", slug="deploy", label="Deploy", content="# Deploy\n\nmake deploy",
                       created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z"),
                overwrite=False, archived=None)
-    maintenance.set_flag(store, "acme/widget", "deploy", "pinned", True)
+    maintenance.set_value(store, "acme/widget", "deploy", "pinned", True)
     store.close()
 
     conn = sqlite3.connect(path)
-    assert [row[1] for row in conn.execute("PRAGMA table_info(entries)")] == original_columns + ["pinned"]
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(entries)")]
+    assert columns[:len(original_columns)] == original_columns and "pinned" in columns[len(original_columns):]
     listed = conn.execute("SELECT slug, label, branch, confidence, archived, updated_at FROM entries"
                           " WHERE store = ? ORDER BY label", ("acme/widget",)).fetchall()
     assert listed == [("deploy", "Deploy", None, None, 0, "2026-01-01T00:00:00.000Z")]
@@ -229,3 +238,18 @@ def test_a_narrow_list_cuts_the_snippet_and_keeps_the_marker(cli, isolated_env, 
     code, screen = thatch_pty(["list"], env=env, cwd=tmp_path, cols=cols)
     row = next(line for line in screen.splitlines() if line.startswith("Deploying"))
     assert code == 0 and "(pinned)" in row and len(row) <= cols, screen
+
+
+def test_list_and_recall_keep_only_pinned_memories_when_asked(saved):
+    """--pinned comes from the field's declaration (memory/fields.py `filter`),
+    the same value through list (SQL) and recall (the ranking)."""
+    cli = saved
+    assert cli("pin", "Release process", **ENV).exit_code == 0
+    listed = cli("list", "--pinned", "--json", **ENV).json()
+    assert [m["label"] for m in listed["memories"]] == ["Release process"] and listed["total"] == 1
+    assert len(cli("list", "--json", **ENV).json()["memories"]) == 3
+    found = cli("recall", "staging release wheel", "--pinned", "--floor", "0", "--json", **ENV).json()
+    assert [r["label"] for r in found["results"]] == ["Release process"]
+    assert cli("unpin", "Release process", **ENV).exit_code == 0
+    empty = cli("list", "--pinned", **ENV)
+    assert empty.exit_code == 0 and "that match the filters" in empty.stderr

@@ -501,10 +501,10 @@ def test_patched_matrix_equals_a_reloaded_one():
     for i in range(200):
         slug = f"note-{pick.randrange(10_000):05d}-é" if i % 3 else f"Z{i}"
         rows[slug] = (pick.choice([None, "", "feat/a", "feat/b"]), pick.random() < 0.2,
-                      np.asarray(rng.normal(size=dim), "<f4").tobytes())
+                      np.asarray(rng.normal(size=dim), "<f4").tobytes(), {"pinned": int(pick.random() < 0.3)})
 
     def build(current):
-        return StoreVectors.build("s", [(slug, b, a, blob) for slug, (b, a, blob) in sorted(current.items())], dim)
+        return StoreVectors.build("s", [(slug, *row) for slug, row in sorted(current.items())], dim)
 
     patched = build(rows)
     for step in range(60):
@@ -515,7 +515,7 @@ def test_patched_matrix_equals_a_reloaded_one():
             assert had
         else:
             rows[slug] = (pick.choice([None, "feat/c", "feat/a"]), pick.random() < 0.2,
-                          np.asarray(rng.normal(size=dim), "<f4").tobytes())
+                          np.asarray(rng.normal(size=dim), "<f4").tobytes(), {"pinned": int(pick.random() < 0.3)})
             patched, _ = with_row(patched, slug, rows[slug], dim)
     fresh = build(rows)
     assert patched.slugs == fresh.slugs
@@ -523,8 +523,10 @@ def test_patched_matrix_equals_a_reloaded_one():
     assert (patched.archived == fresh.archived).all()
     for branch in (None, "feat/a", "feat/b", "feat/c", "nope"):
         for archived in (False, True):
-            where = Filter(["s"], branch=branch, archived=archived)
-            assert (patched.mask(where) == fresh.mask(where)).all()
+            for fields in ({}, {"pinned": True}):
+                where = Filter(["s"], branch=branch, archived=archived, fields=fields)
+                assert (patched.mask(where) == fresh.mask(where)).all()
+    assert 0 < fresh.mask(Filter(["s"], any_branch=True, fields={"pinned": True})).sum() < len(fresh.slugs)
 
 
 def test_saves_patch_the_cache_and_recall_stays_exact(daemon_env):
@@ -552,6 +554,23 @@ def test_saves_patch_the_cache_and_recall_stays_exact(daemon_env):
     warm = thatch_json(daemon_env, "recall", "deploy workflow")[1]
     assert "deploy" not in [r["slug"] for r in warm["results"]]
     assert status(daemon_env)["cache_loads"] == 3
+
+
+def test_recall_pinned_through_the_daemon_follows_pin_and_unpin(daemon_env):
+    """A filterable field (pinned) filters in the daemon's mask, and a pin made
+    after the store was cached (an UPDATE no engine hears of) is seen."""
+    seed(daemon_env)
+    local = {**daemon_env, "THATCH_DAEMON": "0"}
+    assert thatch(daemon_env, "pin", "release").returncode == 0
+    for _ in range(2):  # the second is answered from the cached matrix
+        warm = thatch_json(daemon_env, "recall", "publish", "--pinned", "--mode", "semantic")[1]
+        assert [r["slug"] for r in warm["results"]] == ["release"]
+    assert status(daemon_env)["cache_loads"] >= 1
+    assert thatch(daemon_env, "unpin", "release").returncode == 0
+    assert thatch(daemon_env, "pin", "wal").returncode == 0
+    for env in (daemon_env, local):
+        found = thatch_json(env, "recall", "publish", "--pinned", "--mode", "semantic", "--floor", "0")[1]
+        assert [r["slug"] for r in found["results"]] == ["wal"]
 
 
 # -- a stopped daemon, alternating models ------------------------------------------------------

@@ -37,7 +37,7 @@ def test_a_memory_is_its_fields():
 
 # A field kind's Python type, as a type checker reads it from Memory's annotations.
 KIND_TYPES = {"text": "str", "line": "str | None", "name": "str | None", "int": "int | None", "count": "int",
-              "flag": "bool", "blob": "bytes | None"}
+              "flag": "bool", "blob": "bytes | None", "list": "tuple[str, ...]"}
 
 
 def test_a_type_checker_sees_every_field_with_its_kinds_type():
@@ -91,7 +91,8 @@ def test_completion_offers_the_fields_marked_complete():
     from thatch_cli.integrations.completion_scripts import DYNAMIC
     from thatch_cli.integrations.completion_tree import value_kind
 
-    assert KINDS == DYNAMIC == ("stores", "labels", "branches")
+    assert KINDS == DYNAMIC == tuple(fields.COMPLETED)
+    assert {"stores", "labels", "branches"} <= set(KINDS)
     for name, kind in (("store_arg", "stores"), ("label_b", "labels"), ("from_branch", "branches"),
                        ("query", "none")):
         assert value_kind({"name": name, "flag": False}) == kind
@@ -120,8 +121,9 @@ def test_telemetry_vectors_and_personal_marks_are_not_synced():
     assert {f.name for f in fields.FIELDS if not f.synced} >= {
         "slug", "store", "embedding", "model", "recall_count", "last_recalled_at", "author", "private", "unreviewed"}
     assert fields.SYNCED == tuple(f for f in fields.FIELDS if f.synced)
-    # The order is part of a record's content hash: changing it would re-send every memory.
-    assert SYNCED_FIELDS == ("label", "content", "branch", "confidence", "archived", "created_at", "updated_at")
+    # The order is part of a record's content hash: changing it would re-send every memory
+    # (a field declared since comes after these).
+    assert SYNCED_FIELDS[:7] == ("label", "content", "branch", "confidence", "archived", "created_at", "updated_at")
 
 
 # -- adding a field -----------------------------------------------------------------------
@@ -129,7 +131,7 @@ def test_telemetry_vectors_and_personal_marks_are_not_synced():
 MOOD = '    Field("mood", "TEXT", "line", brief=True, versioned=True),\n'
 
 
-def _package_with_a_new_field(tmp_path: Path) -> Path:
+def _package_with_a_new_field(tmp_path: Path, declared: str = MOOD) -> Path:
     """A copy of the package whose memory/fields.py declares one more field, as a
     developer adding one would write it: nothing else changes."""
     copy = tmp_path / "src"
@@ -137,7 +139,7 @@ def _package_with_a_new_field(tmp_path: Path) -> Path:
     path = copy / Path(fields.__file__).resolve().relative_to(ROOT)
     text = path.read_text()
     anchor = text.index("\n)\n", text.index("FIELDS: tuple"))
-    path.write_text(text[:anchor + 1] + MOOD + text[anchor + 1:])
+    path.write_text(text[:anchor + 1] + declared + text[anchor + 1:])
     return copy
 
 
@@ -226,3 +228,55 @@ def test_a_new_synced_field_re_sends_nothing_that_did_not_change(tmp_path, isola
     assert git(clone, "ls-remote", str(bare), "refs/thatch/memories") == tip
     thatch(src, "remember", "Note 1", "body 1, revised", "--overwrite")
     assert thatch(src, "sync")["pushed"] == {"created": 0, "updated": 1, "deleted": 0}
+
+
+TOPICS = ('    Field("topics", "TEXT", "list", (), brief=True, versioned=True, overwrite="given", original=False,'
+          ' item="topic", filter="Only memories filed under every topic given.", given="File it under this topic.",'
+          ' complete="topics"),\n')
+
+
+def test_a_list_field_declared_once_is_set_filtered_shown_moved_and_completed(tmp_path, isolated_env):
+    """A `list` field needs no code of its own: `remember --topic`, `list`
+    and `recall --topic` (all must match), its JSON array, export and import,
+    history and completion all follow from its declaration."""
+    env = {**os.environ, "THATCH_MODEL": "fake:16", "THATCH_STORE": "s"}
+    src = _package_with_a_new_field(tmp_path, TOPICS)
+    _thatch(src, env, "remember", "Deploy steps", "ship it with the release workflow", "--topic", "ci",
+            "--topic", "release", "--topic", "ci")
+    _thatch(src, env, "remember", "Lint rules", "ruff runs in ci before the release", "--topic", "ci")
+    shown = json.loads(_thatch(src, env, "show", "Deploy steps", "--json").stdout)["memory"]
+    assert shown["topics"] == ["ci", "release"]
+    assert "topics: ci, release" in _thatch(src, env, "show", "Deploy steps").stdout
+
+    def labels(*args: str) -> list[str]:
+        found = json.loads(_thatch(src, env, *args, "--json").stdout)
+        return sorted(m["label"] for m in found.get("memories", found.get("results", [])))
+
+    assert labels("list", "--topic", "ci") == ["Deploy steps", "Lint rules"]
+    assert labels("list", "--topic", "ci", "--topic", "release") == ["Deploy steps"]
+    assert labels("recall", "release", "--topic", "release", "--floor", "0") == ["Deploy steps"]
+    assert labels("list", "--topic", "nope") == []
+    # An overwrite without --topic keeps them; the history names the change.
+    _thatch(src, env, "remember", "Lint rules", "ruff and mypy run in ci", "--overwrite")
+    assert labels("list", "--topic", "ci") == ["Deploy steps", "Lint rules"]
+    _thatch(src, env, "remember", "Lint rules", "ruff and mypy run in ci", "--overwrite", "--topic", "style")
+    versions = json.loads(_thatch(src, env, "history", "Lint rules", "--json").stdout)["versions"]
+    assert versions[0]["changes"] == ["topics"] and versions[0]["memory"]["topics"] == ["ci"]
+    assert _thatch(src, env, "_complete", "topics").stdout.split() == ["ci", "release", "style"]
+
+    # Exported as an array; imported from one, or from the stored text a synced file carries.
+    lines = [json.loads(x) for x in _thatch(src, env, "export").stdout.splitlines()]
+    assert [m["topics"] for m in lines if m.get("label") == "Deploy steps"] == [["ci", "release"]]
+    imported = [{"label": "From a file", "content": "# From a file\n\nx", "topics": ["b", "a", "b"]},
+                {"label": "From sync", "content": "# From sync\n\ny", "topics": ",c,a,"}]
+    _thatch(src, env, "import", "-", input="".join(json.dumps(x) + "\n" for x in imported))
+    assert labels("list", "--topic", "a") == ["From a file", "From sync"]
+    bad = {"label": "Bad", "content": "# Bad\n\nx", "topics": [1]}
+    done = subprocess.run([sys.executable, "-m", "thatch_cli", "import", "-"], input=json.dumps(bad) + "\n",
+                          env={**env, "PYTHONPATH": str(src)}, capture_output=True, text=True, timeout=120,
+                          cwd=env["HOME"])
+    assert done.returncode == 5 and "each topic is text" in done.stdout + done.stderr
+    # The thatch without the field keeps the column through its own overwrite.
+    _thatch(None, env, "remember", "Deploy steps", "ship it", "--overwrite")
+    assert json.loads(_thatch(src, env, "show", "Deploy steps", "--json").stdout)["memory"]["topics"] == ["ci",
+                                                                                                       "release"]

@@ -16,28 +16,49 @@ from thatch_cli.ranking.dense import StoreVectors
 from thatch_cli.storage.filters import conditions
 from thatch_cli.storage.memories import MemoryDB
 
-ROWS = [(f"m{i}", branch, archived) for i, (branch, archived) in
-        enumerate(itertools.product([None, "feat/a", "feat/b"], [False, True]))]
-FILTERS = [Filter(["s"], branch=branch, any_branch=any_branch, archived=archived, exclude=exclude)
-           for branch, any_branch, archived, exclude in itertools.product(
-               [None, "feat/a", "nope"], [False, True], [False, True], [(), [("s", "m0")]])]
+ROWS = [(f"m{i}", branch, archived, pinned) for i, (branch, archived, pinned) in
+        enumerate(itertools.product([None, "feat/a", "feat/b"], [False, True], [False, True]))]
+FILTERS = [Filter(["s"], branch=branch, branch_only=only, any_branch=any_branch, archived=archived,
+                  only_archived=only_archived, exclude=exclude, fields=fields)
+           for branch, only, any_branch, archived, only_archived, exclude, fields in itertools.product(
+               [None, "feat/a", "nope"], [False, True], [False, True], [False, True], [False, True],
+               [(), [("s", "m0")]], [{}, {"pinned": True}])]
 
 
 def test_the_sql_and_the_daemons_mask_keep_the_same_memories(tmp_path):
     db = MemoryDB.open(tmp_path / "t.db")
-    for slug, branch, archived in ROWS:
-        db.save(Memory(store="s", slug=slug, label=slug, content=f"# {slug}\n\nx", branch=branch,
+    for slug, branch, archived, pinned in ROWS:
+        db.save(Memory(store="s", slug=slug, label=slug, content=f"# {slug}\n\nx", branch=branch, pinned=pinned,
                        created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z"),
                 overwrite=False, archived=archived)
     blob = np.ones(4, "<f4").tobytes()
-    index = StoreVectors.build("s", [(slug, branch, int(archived), blob) for slug, branch, archived in ROWS], 4)
+    index = StoreVectors.build("s", [(slug, branch, int(archived), blob, {"pinned": int(pinned)})
+                                     for slug, branch, archived, pinned in ROWS], 4)
     for where in FILTERS:
         kept, args = conditions(where)
         by_sql = {slug for (slug,) in db.conn.execute(f"SELECT slug FROM entries WHERE {kept}", args)}
         by_mask = {slug for slug, keep in zip(index.slugs, index.mask(where)) if keep} - {s for _, s in where.exclude}
         assert by_sql == by_mask, where
     assert len({frozenset(db.conn.execute(f"SELECT slug FROM entries WHERE {conditions(w)[0]}",
-                                          conditions(w)[1])) for w in FILTERS}) > 4  # the filters do differ
+                                          conditions(w)[1])) for w in FILTERS}) > 12  # the filters do differ
+
+
+def test_a_listing_is_the_same_filter_rendered_by_storage(tmp_path):
+    db = MemoryDB.open(tmp_path / "t.db")
+    for slug, branch, archived, pinned in ROWS:
+        db.save(Memory(store="s", slug=slug, label=slug, content=f"# {slug}\n\nx", branch=branch, pinned=pinned,
+                       created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z"),
+                overwrite=False, archived=archived)
+    where = Filter(["s"], branch="feat/a", branch_only=True, only_archived=True, fields={"pinned": True})
+    assert [m.slug for m in db.select(where)] == ["m7"]
+    assert db.count_where(where) == 1
+    assert db.count_where(Filter([], all_stores=True, any_branch=True, archived=True)) == len(ROWS)
+
+
+@pytest.mark.parametrize("fields", [{"archived": True}, {"pinned": "yes"}, {"nope": True}])
+def test_only_a_filterable_field_of_the_right_kind_filters(fields):
+    with pytest.raises(ValueError):
+        Filter(["s"], fields=fields)
 
 
 def test_a_filter_crosses_to_the_daemon_as_json_and_back():

@@ -16,6 +16,7 @@ importing Typer.
 Command modules (declaration, body and output of each command):
 
     memories   remember, list, show, forget, pin, unpin, stores, reindex
+    tags       tag, untag
     rules      rules list, show, forget: the learned preferences and behaviors, in the open
     edit       edit, rename
     anchors    anchor, unanchor

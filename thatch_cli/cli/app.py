@@ -28,7 +28,7 @@ from .output import Output
 from .run import run
 
 # The modules that declare commands, in the order help lists their commands.
-MODULES = ("memories", "rules", "recall", "search", "edit", "anchors", "tidy", "dedup", "branches", "transfer", "safety", "sync", "shell",
+MODULES = ("memories", "tags", "rules", "recall", "search", "edit", "anchors", "tidy", "dedup", "branches", "transfer", "safety", "sync", "shell",
            "githooks", "daemon", "config", "agents", "activity", "status", "help")
 
 # The sections of `thatch --help`, in order, and their commands in order: one
@@ -36,8 +36,8 @@ MODULES = ("memories", "rules", "recall", "search", "edit", "anchors", "tidy", "
 # imports cli/help.py first). tests/cli/test_help_sections.py checks that every
 # command has a section.
 SECTIONS = (
-    ("Memories", ("remember", "show", "list", "edit", "rename", "forget", "pin", "unpin", "archive", "unarchive",
-                  "anchor", "unanchor", "history", "restore-memory")),
+    ("Memories", ("remember", "show", "list", "edit", "rename", "forget", "pin", "unpin", "tag", "untag", "archive",
+                  "unarchive", "anchor", "unanchor", "history", "restore-memory")),
     ("Finding", ("recall", "search")),
     ("Tidying", ("hygiene", "duplicates", "dedup", "rescope", "reindex", "stores")),
     ("Team", ("sync", "private", "share", "export", "import")),
@@ -160,8 +160,14 @@ def _register(target: typer.Typer, command: declare.Command, section: str | None
     # only for type checkers (cli/declare.py): they are supplied here.
     names = declare.annotation_names()
     declared = list(inspect.signature(function, eval_str=True, locals=names).parameters.values())[2:]  # after ctx, out
-    params = [p.replace(annotation=_typer_annotation(p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
-              for p in declared]
+    params = []
+    for p in declared:
+        if p.name in declare.FIELD_ROLES:  # one option per declared field, in its place
+            params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                         annotation=_typer_annotation(annotation))
+                       for name, annotation, default in declare.field_options(p.name)]
+        else:
+            params.append(p.replace(annotation=_typer_annotation(p.annotation), kind=inspect.Parameter.KEYWORD_ONLY))
     if "store" in {p.name for p in declared}:
         # Every command that takes --store takes --global (run.py merges them).
         at = next(i for i, p in enumerate(params) if p.name == "store") + 1

@@ -138,7 +138,36 @@ def _shared() -> dict[str, Any]:
         # `store`, so a command declares `store_arg: StoreArg = None` and reads `store`.
         "StoreArg": Annotated[str | None, Argument(metavar="STORE", show_default=False,
                                                       help="Store to use (the same as --store).")],
+        # Stand-ins for one option per declared field (field_options): cli/app.py
+        # puts those in their place and cli/run.py gathers them back into a dict.
+        "Filtered": Annotated[dict | None, "filtered"],
+        "Given": Annotated[dict | None, "given"],
     }
+
+
+# The parameters that stand for one option per field (memory/fields.py):
+# `filtered` for each filterable field (list --pinned, recall --tag), `given`
+# for each field a save sets (remember --tag).
+FIELD_ROLES = ("filtered", "given")
+
+
+def field_options(role: str) -> list[tuple[str, Any, Any]]:
+    """(parameter name, annotation, default) of each option `role` stands
+    for: a flag's is a switch, a list's a repeatable value."""
+    from typing import Annotated
+
+    from ..memory.fields import FILTERED, GIVEN
+
+    found: list[tuple[str, Any, Any]] = []
+    for f in FILTERED if role == "filtered" else GIVEN:
+        help = (f.filter if role == "filtered" else f.given) or ""
+        if f.kind == "flag":
+            found.append((f"{role}_{f.name}", Annotated[bool, Option(f.option, help=help)], False))
+        else:
+            option = Option(f.option, metavar=(f.item or f.name).upper(), complete=f.complete, show_default=False,
+                            help=f"{help} (repeatable)")
+            found.append((f"{role}_{f.name}", Annotated[list[str] | None, option], None))
+    return found
 
 
 _SHARED: dict[str, Any] = {}
@@ -161,7 +190,7 @@ def annotation_names() -> dict[str, Any]:
 
 def __getattr__(name: str) -> Any:
     """`from .declare import Json` at run time (modules that are not light)."""
-    if name in ("Json", "Store", "Label", "StoreArg"):
+    if name in ("Json", "Store", "Label", "StoreArg", "Filtered", "Given"):
         return annotation_names()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

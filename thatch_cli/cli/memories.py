@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from ..memory.records import Memory, StoreSummary
     from ..ops.context import Context
-    from .declare import Json, Label, Store, StoreArg
+    from .declare import Filtered, Given, Json, Label, Store, StoreArg
     from .output import Output
 
 # Piped snippets are as wide as recall's (ops/recall.py SNIPPET_CHARS, not imported: list stays light).
@@ -60,6 +60,7 @@ def remember(
     file: Annotated[list[str] | None, Option("--file", "-f", metavar="PATH[:START-END]", show_default=False,
                                              help="Anchor it to the code it describes: a file in a git checkout,"
                                                   " optionally a line range (repeatable).")] = None,
+    given: Given = None,
     as_json: Json = False,
 ) -> None:
     """Save a memory. Saving the same label and text again changes nothing and says "unchanged".
@@ -76,7 +77,7 @@ def remember(
         (lambda name, found: _confirm_new_store(ctx, name, found)) if on_terminal(ctx) else (lambda name, found: False))
     options = {"store": store, "branch": branch, "this_branch": this_branch, "confidence": confidence,
                "overwrite": overwrite, "archived": archived, "pin": pin, "private": private, "near_store": near,
-               "files": file or ()}
+               "files": file or (), "given": given}
     if label is None and content is None:
         if not on_terminal(ctx):
             raise InvalidInput("give the content ('-' reads standard input; on a terminal, your editor opens)")
@@ -87,6 +88,7 @@ def remember(
             _saved(out, save(ctx, body if heading else text, heading, **options))
         return
     label, content = (None, label) if content is None else (label, content)
+    assert content is not None  # both missing was handled above
     if content == "-":
         from ..support.validate import MAX_CONTENT_BYTES
 
@@ -156,6 +158,7 @@ def list_(
     all_branches: Annotated[bool, Option("--all-branches", help="Memories of every branch and unscoped ones (the"
                                                                 " default, said explicitly).")] = False,
     archived: Annotated[bool, Option("--archived", help="List archived memories instead of live ones.")] = False,
+    filtered: Filtered = None,
     limit: Annotated[int | None, Option("--limit", "-n", metavar="N", min=1,
                                         help="At most N memories, the newest (default: all).")] = None,
     as_json: Json = False,
@@ -166,14 +169,15 @@ def list_(
     from ..ops.memories import list_memories
 
     listing = list_memories(ctx, store, branch=branch, this_branch=this_branch, all_branches=all_branches,
-                            archived=archived, all_stores=all_stores, limit=limit)
+                            archived=archived, all_stores=all_stores, limit=limit, fields=filtered)
     if out.json_mode:
         out.json(listing.to_json())
         return
-    where = listing.store or "any store"
+    place = listing.store or "any store"
     if not listing.memories:
-        out.notice(f"no {'archived ' if archived else ''}memories in {where}"
-                   + (f" on branch {listing.branch}" if listing.branch else ""))
+        out.notice(f"no {'archived ' if archived else ''}memories in {place}"
+                   + (f" on branch {listing.branch}" if listing.branch else "")
+                   + (" that match the filters" if filtered else ""))
         return
     if listing.total > len(listing.memories):
         out.notice(f"the {len(listing.memories)} newest of {listing.total} memories (--limit)")
@@ -193,7 +197,7 @@ def list_(
         rows = [([m.store] if every else []) + [label_text(m), m.branch or ""] + ([m.author or ""] if shared else [])
                 + [str(m.confidence or ""), m.updated_at[:10], snippet(m.body, out.width)] for m in listing.memories]
         count = f"{listing.total} {'memory' if listing.total == 1 else 'memories'}"
-        table(out, columns, rows, title=f"{where} · {count}")
+        table(out, columns, rows, title=f"{place} · {count}")
         return
     tsv(out, [([m.store] if every else []) + [m.label, m.branch, m.confidence, m.updated_at, snippet(m.body, PIPED_SNIPPET)]
               for m in listing.memories])
@@ -261,6 +265,7 @@ def _facts(memory: Memory) -> list[str]:
     if memory.confidence is not None:
         facts.append(f"confidence {memory.confidence}/10")
     facts += memory.flags()
+    facts += memory.lists()
     if memory.incoming or memory.author:  # a teammate's (agent_text.teammate), said as agents read it
         from ..support.agent_text import authorship
 

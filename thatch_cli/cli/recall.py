@@ -24,7 +24,7 @@ from typing import Annotated, Optional
 
 from ..ops.context import Context
 from ..support import validate
-from .declare import Argument, Json, Option, command
+from .declare import Argument, Filtered, Json, Option, command
 from .output import Output
 from .render import Column, label_text, table
 
@@ -78,6 +78,7 @@ def recall(
     file: Annotated[Optional[list[str]], Option("--file", "-f", metavar="PATH", show_default=False,
                                                 help="Only memories anchored to this file or directory (repeatable);"
                                                      " without a query, all of them.")] = None,
+    filtered: Filtered = None,
     as_json: Json = False,
 ) -> None:
     """Find memories by meaning and by their words: the detected store plus global, unless told otherwise.
@@ -101,7 +102,7 @@ def recall(
 
         raise InvalidInput("missing QUERY: say what you are looking for, or give --file PATH")
     outcome = find(ctx, " ".join(query or []), files=file, store=store, all_stores=all_stores, branch=branch, limit=limit,
-                   include_archived=include_archived, mode=mode, floor=floor, all_branches=all_branches)
+                   include_archived=include_archived, mode=mode, floor=floor, all_branches=all_branches, fields=filtered)
     show(out, outcome, budget, show_weak)
 
 

@@ -24,7 +24,7 @@ def run(command: Command, ctx: Context, params: dict[str, Any]) -> int:
     if ctx.indicator is None and waiting.wanted(out.stderr, ctx.env, out.json_mode):
         ctx.indicator = lambda message: waiting.Spinner(out.stderr, message)
     try:
-        code = command(ctx, out, **with_store(params))
+        code = command(ctx, out, **with_fields(with_store(params)))
         return int(code or 0)
     except ThatchError as err:
         out.error(err)
@@ -82,4 +82,22 @@ def with_store(params: dict[str, Any]) -> dict[str, Any]:
         if params.get("store") not in (None, positional):
             raise InvalidInput("give the store either as an argument or with --store/--global, not both")
         params["store"] = positional
+    return params
+
+
+def with_fields(params: dict[str, Any]) -> dict[str, Any]:
+    """The options that stand for declared fields (cli/declare.py
+    field_options: `filtered_pinned`, `given_tags`, ...) gathered back into the
+    dict the command declared (`filtered`, `given`): field name -> value, for
+    the options given only."""
+    from .declare import FIELD_ROLES
+
+    if not any(name.partition("_")[0] in FIELD_ROLES for name in params):
+        return params
+    params = dict(params)
+    for role in FIELD_ROLES:
+        prefix = role + "_"
+        taken = {name[len(prefix):]: params.pop(name) for name in list(params) if name.startswith(prefix)}
+        if taken:
+            params[role] = {name: value for name, value in taken.items() if value}
     return params

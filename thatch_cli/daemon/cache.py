@@ -96,7 +96,7 @@ class StoreCache:
             return entry
 
     def apply_saved(self, path: str, store: str, before: int, after: int, slug: str,
-                    saved: tuple[str | None, bool, str | None, bytes | None], replaced: bool) -> int:
+                    saved: tuple[str | None, bool, str | None, bytes | None, dict[str, Any]], replaced: bool) -> int:
         """Patch cached matrices of `store` for one memory just saved, when
         the cache holds exactly the state before that save (store version
         `before`); the save moved the version to `after`. Anything else
@@ -106,7 +106,7 @@ class StoreCache:
         from ..ranking.dense import comparable, finite_rows
 
         real, db, lock = self._database(path)
-        branch, archived, model, blob = saved
+        branch, archived, model, blob, values = saved
         patched = 0
         with lock:
             with self._guard:
@@ -116,7 +116,8 @@ class StoreCache:
                 _, _, space, dim = key
                 if blob is not None and len(blob) == 4 * dim and not finite_rows([blob], dim).all():
                     blob = None  # never ranked: reloading leaves it out the same way
-                row = (branch, archived, blob) if blob is not None and comparable(model, blob, space, dim) else None
+                row = ((branch, archived, blob, values) if blob is not None and comparable(model, blob, space, dim)
+                       else None)
                 vectors, was_ranked = with_row(entry.vectors, slug, row, dim)
                 unranked = entry.unranked - (1 if replaced and not was_ranked else 0) + (0 if row is not None else 1)
                 with self._guard:
@@ -138,7 +139,7 @@ class StoreCache:
             self._entries.clear()
 
 
-def with_row(vectors, slug: str, row: tuple[str | None, bool, bytes] | None, dim: int):
+def with_row(vectors, slug: str, row: tuple[str | None, bool, bytes, dict[str, Any]] | None, dim: int):
     """(StoreVectors with `slug`'s row replaced by `row` (or removed when
     None), whether `slug` had a row). Rows stay in slug order, as
     load_store_vectors (ORDER BY slug) would put them, so a patched matrix
@@ -147,7 +148,8 @@ def with_row(vectors, slug: str, row: tuple[str | None, bool, bytes] | None, dim
 
     import numpy as np
 
-    from ..ranking.dense import StoreVectors, from_blob, normalise
+    from ..memory.fields import FILTERED
+    from ..ranking.dense import StoreVectors, filter_column, from_blob, normalise
 
     slugs = vectors.slugs
     i = bisect_left(slugs, slug)
@@ -157,11 +159,13 @@ def with_row(vectors, slug: str, row: tuple[str | None, bool, bytes] | None, dim
     if row is None:
         middle_slugs: list[str] = []
         middle = (np.zeros((0, dim), np.float32), np.zeros(0, np.int32), np.zeros(0, bool))
+        values = {f.name: filter_column(f, []) for f in FILTERED}
     else:
-        branch, archived, blob = row
+        branch, archived, blob, given = row
         code = branch_ids.setdefault(branch, len(branch_ids) + 1) if branch else 0
         middle_slugs = [slug]
         middle = (normalise(from_blob(blob).reshape(1, dim)), np.array([code], np.int32), np.array([bool(archived)]))
+        values = {f.name: filter_column(f, [given.get(f.name)]) for f in FILTERED}
     patched = StoreVectors(
         store=vectors.store,
         slugs=slugs[:i] + middle_slugs + slugs[end:],
@@ -169,6 +173,8 @@ def with_row(vectors, slug: str, row: tuple[str | None, bool, bytes] | None, dim
         branch_ids=branch_ids,
         archived=np.concatenate([vectors.archived[:i], middle[2], vectors.archived[end:]]),
         matrix=np.concatenate([vectors.matrix[:i], middle[0], vectors.matrix[end:]]),
+        values={name: np.concatenate([column[:i], values[name], column[end:]])
+                for name, column in vectors.values.items()},
     )
     return patched, present
 

@@ -125,7 +125,7 @@ def search(server: Server, request: dict, payload: bytes) -> Reply:
 def saved(server: Server, request: dict, payload: bytes) -> Reply:
     """A client saved one memory and tells us, so the cached matrix is
     patched instead of reloaded (see cache.StoreCache.apply_saved)."""
-    memory = (request["branch"], request["archived"], request["model"], payload or None)
+    memory = (request["branch"], request["archived"], request["model"], payload or None, request["fields"])
     patched = server.cache.apply_saved(request["db"], request["store"], request["before"], request["after"],
                                        request["slug"], memory, request["replaced"])
     return {"patched": patched}, b""

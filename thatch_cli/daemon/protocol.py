@@ -29,7 +29,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook would pay ~2.
 if TYPE_CHECKING:
     from typing import Any
 
-PROTOCOL_VERSION = 6
+PROTOCOL_VERSION = 7
 
 # Checked against the declared sizes before anything is read: a frame that
 # claims more is refused without allocating for it. A request's header holds
@@ -132,9 +132,10 @@ SHAPES: dict[str, Shape] = {shape.op: shape for shape in (
         "min_score": OPT_NUMBER, "wait": FLAG,
     }, {"model": TEXT, "dim": COUNT, "unranked": COUNT, "hits": LIST}),
     # Payload of the request: the saved memory's vector (or nothing).
+    # fields: its filterable fields' stored values (memory/fields.py `filter`).
     Shape("saved", {
         "db": TEXT, "store": TEXT, "slug": TEXT, "branch": OPT_TEXT, "archived": FLAG, "model": OPT_TEXT,
-        "before": COUNT, "after": COUNT, "replaced": FLAG,
+        "fields": (dict,), "before": COUNT, "after": COUNT, "replaced": FLAG,
     }, {"patched": COUNT}),
 )}
 

@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..memory.fields import COMPLETED
+from ..memory.fields import COMPLETED, items
 from ..support.validate import control_characters
 
 KINDS = tuple(COMPLETED)
@@ -53,7 +53,10 @@ def values(kind: str, store: str | None, env, cwd: Path) -> list[str]:
             return fastread.store_names(conn) if conn is not None else [scope.GLOBAL]
         place = scope.here(env, cwd)
         stores = [store] if store else scope.default_scope(place)
-        found = fastread.values(conn, COMPLETED[kind].column, stores) if conn is not None else []
+        field = COMPLETED[kind]
+        found = fastread.values(conn, field.column, stores) if conn is not None else []
+        if field.kind == "list":  # each stored text holds several items
+            found = sorted({item for stored in found for item in items(stored)})
         if kind == "branches" and place.repo is not None:  # branches without memories yet too
             found = sorted(set(found).union(scope.local_branches(place.repo)))
         return found

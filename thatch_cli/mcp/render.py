@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..memory.fields import FLAGS
+from ..memory.fields import FLAGS, LISTS
 from ..support import agent_text
 from ..support.agent_text import body, line
 
@@ -31,8 +31,11 @@ def _about(data: dict[str, Any]) -> list[str]:
 
 def _flags(memory: dict[str, Any]) -> list[str]:
     """The flags (memory/fields.py) set on a memory's JSON (a teammate's
-    unreviewed memory says so in its authorship note)."""
-    return [f.json for f in FLAGS if memory.get(f.json) and f.name not in ("unreviewed", "incoming")]
+    unreviewed memory says so in its authorship note), then its list
+    fields' items ("tags: a, b")."""
+    return ([f.json for f in FLAGS if f.json and memory.get(f.json) and f.name not in ("unreviewed", "incoming")]
+            + [f"{f.json}: {', '.join(line(item) for item in memory[f.json])}" for f in LISTS
+               if f.json and memory.get(f.json)])
 
 
 def _facts(memory: dict[str, Any]) -> str:

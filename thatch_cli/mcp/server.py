@@ -63,21 +63,21 @@ class ToolRunner:
         except ThatchError as err:
             return error_reply(err, tool)
         except Exception as exc:  # never let one call take the server down
-            err = database_error(exc)
-            if err is None:
+            failure: ThatchError | None = database_error(exc)
+            if failure is None:
                 if self.env.get("THATCH_DEBUG"):
                     import traceback
 
                     traceback.print_exc(file=sys.stderr)
-                err = ThatchError(f"internal error: {type(exc).__name__}: {exc}")
-            return error_reply(err)
+                failure = ThatchError(f"internal error: {type(exc).__name__}: {exc}")
+            return error_reply(failure)
         finally:
             ctx.close()
         shown = self.capped(reply, args.get("budget"))
         if name in RECORDED and not shown.is_error:
             data = shown.data
             given = data.get("results") or ([data["memory"]] if isinstance(data.get("memory"), dict) else [])
-            activity.record(self.env, "mcp", "mcp", None, [(m.get("label"), m.get("store"), m.get("score"))
+            activity.record(self.env, "mcp", "mcp", None, [(str(m.get("label")), m.get("store"), m.get("score"))
                                                            for m in given if isinstance(m, dict)])
         return shown
 
@@ -240,7 +240,8 @@ def run_sdk(env: Mapping[str, str], *, max_chars: int, lock_wait: float, instruc
 
     async def main() -> None:
         lines = Lines(source, first)  # every line checked, refused ones answered (transport.py)
-        async with stdio_server(stdin=lines, stdout=wire) as (read, write):
+        # Lines reads as the SDK's AsyncFile does (transport.py), which is all it uses of one.
+        async with stdio_server(stdin=lines, stdout=wire) as (read, write):  # type: ignore[arg-type]
             lines.answer = write
             await server.run(read, write, server.create_initialization_options())
 

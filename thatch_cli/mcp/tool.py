@@ -1,12 +1,14 @@
 """What an MCP tool is: its name, description, JSON schema, the ops/ call
 it makes and the checks its arguments get (support/validate.py's, the CLI's own),
-plus what one server remembers between calls (Session)."""
+plus what one server remembers between calls (Session), and the arguments
+declared fields give a tool (memory/fields.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..memory.fields import FILTERED, GIVEN, MAX_ITEMS
 from ..ops.context import Context
 from ..support import validate
 from .results import Reply
@@ -47,3 +49,28 @@ STORE = string("Store to use. Defaults to this project's store (detected from th
 LABEL = string("The label (or slug) of the memory.", minLength=1, maxLength=validate.MAX_LABEL_CHARS)
 NAME_CHECKS: dict[str, Callable[[Any], Any]] = {"store": validate.store, "branch": validate.branch,
                                                 "label": validate.label}
+
+
+# A tool's arguments that stand for declared fields (memory/fields.py): `where`,
+# each filterable one (memory_recall, memory_list), `given`, each a save sets
+# (memory_remember); named by the field's JSON key, as the results name it.
+def _declared(role: str) -> tuple:
+    return FILTERED if role == "where" else GIVEN
+
+
+def field_properties(role: str) -> dict[str, dict]:
+    """The JSON schema of each argument `role` stands for: a flag's a boolean, a list's an array of text."""
+    found: dict[str, dict] = {}
+    for f in _declared(role):
+        text = (f.filter if role == "where" else f.given) or ""
+        if f.kind == "flag":
+            found[f.json or f.name] = {"type": "boolean", "description": text}
+        else:
+            found[f.json or f.name] = {"type": "array", "maxItems": MAX_ITEMS, "description": text,
+                                       "items": string(f"One {f.item or f.name}.", minLength=1)}
+    return found
+
+
+def field_arguments(role: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The values given for `role`'s arguments, by field name (what ops/ takes)."""
+    return {f.name: args[f.json or f.name] for f in _declared(role) if (f.json or f.name) in args}

@@ -11,24 +11,10 @@ from __future__ import annotations
 
 from ..ops.context import Context
 from ..support import validate
-from . import views
-from .render import (
-    render_done,
-    render_duplicates,
-    render_forget,
-    render_hygiene,
-    render_list,
-    render_payload,
-    render_pin,
-    render_recall,
-    render_remember,
-    render_show,
-    render_stores,
-    render_verdict,
-)
+from . import render, views
 from .results import Reply, cap
 from .rules import RULE_TOOLS
-from .tool import LABEL, NAME_CHECKS, STORE, Session, Tool, string
+from .tool import LABEL, NAME_CHECKS, STORE, Session, Tool, field_arguments, field_properties, string
 
 RECALL_MAX_LIMIT = 20  # the original's cap on memory_recall's limit
 
@@ -42,13 +28,14 @@ def _remember(ctx: Context, args: dict, state: Session) -> Reply:
     outcome = remember(ctx, args["content"], args["label"], store=args.get("store"), branch=args.get("branch"),
                        confidence=args.get("confidence"), overwrite=bool(args.get("overwrite")),
                        archived=args.get("archived"), pin=bool(args.get("pin")),
-                       private=bool(args.get("private")), files=args.get("files") or ())
+                       private=bool(args.get("private")), files=args.get("files") or (),
+                       given=field_arguments("given", args))
     data = outcome.to_json()
     drained = _drain_fetched(ctx, state)
     if drained:
         data["notices"].append(f"{drained} queued tool interaction(s) handed out by get_extraction_payload are"
                                " now done")
-    return Reply(views.remembered(data), render_remember)
+    return Reply(views.remembered(data), render.render_remember)
 
 
 def _recall(ctx: Context, args: dict, state: Session) -> Reply:
@@ -58,12 +45,13 @@ def _recall(ctx: Context, args: dict, state: Session) -> Reply:
     outcome = recall(ctx, args.get("query") or "", files=args.get("files"), store=args.get("store"),
                      branch=args.get("branch"),
                      limit=args.get("limit", 10), include_archived=bool(args.get("includeArchived")),
-                     mode=args.get("mode", "hybrid"), all_branches=bool(args.get("all_branches")))
+                     mode=args.get("mode", "hybrid"), all_branches=bool(args.get("all_branches")),
+                     fields=field_arguments("where", args))
     data = views.recall(outcome.to_json())
     if args.get("budget"):
         # The count is filled in once capped (server.py); this placeholder is as long as it can get.
         data["budget"] = {"chars": args["budget"], "omitted": len(data["results"])}
-    return Reply(data, render_recall, ("results",),
+    return Reply(data, render.render_recall, ("results",),
                  "ask for fewer results (`limit`), one `store`, or a more specific query")
 
 
@@ -77,7 +65,7 @@ def _list(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import list_memories
 
     listing = list_memories(ctx, args.get("store"), branch=args.get("branch"), archived=bool(args.get("archived")),
-                            all_branches=bool(args.get("all_branches")))
+                            all_branches=bool(args.get("all_branches")), fields=field_arguments("where", args))
     offset, limit = args.get("offset", 0), args.get("limit", LIST_PAGE)
     everything = listing.to_json()
     total = len(everything["memories"])
@@ -85,7 +73,7 @@ def _list(ctx: Context, args: dict, state: Session) -> Reply:
     data = {**views.listing({**everything, "memories": page}), "total": total, "offset": offset,
             "next_offset": offset + len(page)}
     # Capped here, not only by the server, so next_offset counts what was shown.
-    reply = cap(Reply(data, render_list, ("memories",), "call memory_list again with `offset` set to next_offset"),
+    reply = cap(Reply(data, render.render_list, ("memories",), "call memory_list again with `offset` set to next_offset"),
                 state.max_chars - 100)
     shown = len(reply.data["memories"])
     if offset + shown < total:
@@ -100,7 +88,7 @@ def _show(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import show
 
     memory = show(ctx, args["label"], args.get("store"))
-    return Reply(views.show({"memory": memory_json(ctx, memory)}), render_show, (),
+    return Reply(views.show({"memory": memory_json(ctx, memory)}), render.render_show, (),
                  "read it whole with `thatch show LABEL` in a shell")
 
 
@@ -108,7 +96,7 @@ def _forget(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import forget
 
     return Reply(views.forgotten({"forgotten": forget(ctx, args["label"], args.get("store")).brief()}),
-                 render_forget)
+                 render.render_forget)
 
 
 def _pin(ctx: Context, args: dict, state: Session) -> Reply:
@@ -118,13 +106,13 @@ def _pin(ctx: Context, args: dict, state: Session) -> Reply:
     data = change.to_json()
     if not data["notices"]:
         del data["notices"]
-    return Reply({**data, "memory": views.memory(data["memory"], content=False)}, render_pin)
+    return Reply({**data, "memory": views.memory(data["memory"], content=False)}, render.render_pin)
 
 
 def _stores(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.memories import stores
 
-    return Reply({"stores": [s.public() for s in stores(ctx)]}, render_stores, ("stores",), "")
+    return Reply({"stores": [s.public() for s in stores(ctx)]}, render.render_stores, ("stores",), "")
 
 
 def _duplicates(ctx: Context, args: dict, state: Session) -> Reply:
@@ -132,7 +120,7 @@ def _duplicates(ctx: Context, args: dict, state: Session) -> Reply:
 
     report = duplicates(ctx, args.get("store"), threshold=args.get("threshold"),
                         limit=args.get("limit", DEFAULT_PAIR_LIMIT))
-    return Reply(views.report(report.to_json()), render_duplicates, ("clusters",),
+    return Reply(views.report(report.to_json()), render.render_duplicates, ("clusters",),
                  "raise `threshold` or lower `limit`")
 
 
@@ -140,7 +128,7 @@ def _mark(ctx: Context, args: dict, state: Session) -> Reply:
     from ..ops.dedup import mark
 
     verdict = mark(ctx, args["label_a"], args["label_b"], args["status"], store=args.get("store"))
-    return Reply(views.lean(verdict.to_json()), render_verdict)
+    return Reply(views.lean(verdict.to_json()), render.render_verdict)
 
 
 def _hygiene(ctx: Context, args: dict, state: Session) -> Reply:
@@ -149,7 +137,7 @@ def _hygiene(ctx: Context, args: dict, state: Session) -> Reply:
 
     found = report(ctx, args.get("store"), stale_days=args.get("stale_days", DEFAULT_STALE_DAYS))
     data = found.to_json(EXIT_OK if found.clean else EXIT_ATTENTION)
-    return Reply(views.report(data), render_hygiene, ("duplicates", "stale"),
+    return Reply(views.report(data), render.render_hygiene, ("duplicates", "stale"),
                  "work through these first, then call it again")
 
 
@@ -181,7 +169,7 @@ def _payload(ctx: Context, args: dict, state: Session) -> Reply:
     suggested = _edited_files(ctx, queue)
     if suggested:
         data["suggested_files"] = suggested
-    reply = cap(Reply(views.payload(data), render_payload, ("interactions",),
+    reply = cap(Reply(views.payload(data), render.render_payload, ("interactions",),
                       "call get_extraction_payload again for the rest"), state.max_chars)
     # What the cap left out was never seen: it stays pending for the next call.
     shown = {e["seq"] for e in reply.data["interactions"]}
@@ -214,7 +202,7 @@ def _done(ctx: Context, args: dict, state: Session) -> Reply:
     else:
         sessions = sorted(state.fetched)
         drained = _drain_fetched(ctx, state)
-    return Reply({"drained": drained, "sessions": sessions}, render_done)
+    return Reply({"drained": drained, "sessions": sessions}, render.render_done)
 
 
 SESSION = string("The session id the extraction note gave (the session whose tool calls were queued).", minLength=1,
@@ -254,6 +242,7 @@ TOOLS: list[Tool] = [
                       "description": "The code this memory describes (anchors): later sessions are told when it"
                                      " changes, and see the memory when they open the file. Replaces its anchors;"
                                      " omit to keep them."},
+            **field_properties("given"),
         },
         _remember, required=("label", "content"), read_only=False,
         checks={**NAME_CHECKS, "content": validate.content, "confidence": validate.confidence},
@@ -278,6 +267,7 @@ TOOLS: list[Tool] = [
             "limit": {"type": "integer", "minimum": 1, "maximum": RECALL_MAX_LIMIT,
                       "description": "Most results to return (default 10)."},
             "includeArchived": {"type": "boolean", "description": "Search archived memories too."},
+            **field_properties("where"),
             "mode": {"type": "string", "enum": list(validate.MODES),
                      "description": "Ranking: hybrid (default: meaning and exact words), semantic or lexical."},
             "budget": {"type": "integer", "minimum": 1,
@@ -298,6 +288,7 @@ TOOLS: list[Tool] = [
             "all_branches": {"type": "boolean", "description": "Every branch's memories and unscoped ones (the"
                                                                " default, said explicitly)."},
             "archived": {"type": "boolean", "description": "List archived memories instead of live ones."},
+            **field_properties("where"),
             "offset": {"type": "integer", "minimum": 0,
                        "description": "Skip this many (newest first); pass the next_offset of the last page."},
             "limit": {"type": "integer", "minimum": 1, "maximum": validate.MAX_LIMIT,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..memory.fields import FLAGS
+from ..memory.fields import FLAGS, LISTS
 from ..support import agent_text
 
 # The CLI's bookkeeping, left out wherever it appears.
@@ -38,8 +38,11 @@ def memory(m: dict[str, Any], *, content: bool = True, withhold: bool = True) ->
     if m.get("confidence") is not None:
         view["confidence"] = m["confidence"]
     for flag in FLAGS:  # only when set
-        if m.get(flag.json):
+        if flag.json and m.get(flag.json):
             view[flag.json] = True
+    for listed in LISTS:  # only when it has items
+        if listed.json and m.get(listed.json):
+            view[listed.json] = list(m[listed.json])
     if m.get("updated_at"):
         view["updated_at"] = m["updated_at"]
     view.update(code(m.get("anchors") or []))

@@ -24,7 +24,7 @@ from ..support import validate
 from ..support.clock import parse_ts
 from ..support.errors import InvalidInput
 from ..support.slugs import body_of, slugify
-from . import fields
+from . import fields, values
 
 RECORD_KEY = "_record"
 MAX_LINE_CHARS = 500  # a one-line field's value (a model's name)
@@ -232,17 +232,43 @@ def _value(record: dict, field: fields.Field) -> Any:
     if kind == "flag":
         value: Any = _flag(record, name)
     elif kind in ("int", "count"):
-        value = _integer(record, name, field.default, 0 if kind == "count" else INT64[0])
+        value = _integer(record, name, field.default if isinstance(field.default, int) else None,
+                         0 if kind == "count" else INT64[0])
         value = value or 0 if kind == "count" else value
     elif kind == "time":
         value = _timestamp(record, name, None)
     elif kind == "blob":
         value = vector(record.get(name), name)
+    elif kind == "list":
+        return _items(record, field)
     else:  # line, name: optional text
         value = text_value(record, name, limit=MAX_LINE_CHARS if kind == "line" else None, one_line=kind == "line")
     if field.check and value not in (None, ""):
         value = _checked(getattr(validate, field.check), value)
     return value
+
+
+def _items(record: dict, field: fields.Field) -> str | None:
+    """A list field's stored text from a line: its items as an array (an
+    export's shape) or as stored text (a synced file's), each checked as
+    when it is saved."""
+    raw = record.get(field.name)
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        raw = list(fields.items(raw))
+    if not isinstance(raw, list) or any(isinstance(item, str) and has_surrogate(item) for item in raw):
+        raise Invalid(f"{field.name!r} must be a list of text")
+    return fields.joined(_checked(values.listed, field, raw))
+
+
+def exported(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as its export line shows it: a list field's items as an array
+    (what `_items` reads back)."""
+    for f in fields.LISTS:
+        if f.column in row:
+            row = {**row, f.column: list(fields.items(row[f.column]))}
+    return row
 
 
 def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[str, Any]:
@@ -251,7 +277,7 @@ def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[
     field by its kind; a missing creation time is `now`, a missing update
     time the creation time."""
     label = _checked(validate.label, text_value(record, "label", required=True))
-    content = text_value(record, "content", required=True)
+    content = text_value(record, "content", required=True) or ""  # required: never None
     _checked(validate.content, body_of(label, content))
     slug = slugify(label)
     given = text_value(record, "slug", limit=validate.MAX_LABEL_CHARS * 4)
@@ -270,8 +296,8 @@ def memory(record: dict, store: str, now: str, columns: dict[str, str]) -> dict[
 
 
 def verdict(record: dict, store: str) -> dict[str, Any]:
-    a = text_value(record, "slug_a", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
-    b = text_value(record, "slug_b", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True)
+    a = text_value(record, "slug_a", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True) or ""
+    b = text_value(record, "slug_b", required=True, limit=validate.MAX_LABEL_CHARS * 4, one_line=True) or ""
     return {"store": store, "slug_a": min(a, b), "slug_b": max(a, b),
             "status": _verdict_status(record),
             "checked_at": _timestamp(record, "checked_at", None) or _missing("checked_at")}

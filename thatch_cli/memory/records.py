@@ -9,7 +9,7 @@ when the module is imported, on every light command.
 
 from __future__ import annotations
 
-from .fields import BRIEF, BY_NAME, ENTRIES, FIELDS, JSON, MARKS, NAMES, SYNCED
+from .fields import BRIEF, BY_NAME, ENTRIES, FIELDS, JSON, LISTS, MARKS, NAMES, SYNCED
 
 # What thatch sync carries of a memory (beside its slug, the record's file
 # name, and the sync's own `author` and `hlc`), and the marks it keeps beside
@@ -76,6 +76,7 @@ class Memory:
     recall_count: int
     last_recalled_at: str | None
     pinned: bool
+    tags: tuple[str, ...]
     author: str | None
     private: bool
     unreviewed: bool
@@ -142,6 +143,14 @@ class Memory:
         by its authorship instead (support/agent_text.authorship)."""
         return [f.name for f in FIELDS if f.kind == "flag" and getattr(self, f.name)
                 and f.name not in ("incoming", "unreviewed")]
+
+
+    def lists(self) -> list[str]:
+        """Each list field with items, as output shows it ("tags: a, b")."""
+        from ..support.textsafe import visible
+
+        return [f"{f.name}: {', '.join(visible(item, keep='') for item in getattr(self, f.name))}"
+                for f in LISTS if getattr(self, f.name)]
 
 
 class Hit(_Frozen):

@@ -153,7 +153,7 @@ def near_duplicates(db: MemoryDB, store: str, *, threshold: float = DUPLICATE_TH
     cut = calibration.cosine("passage", threshold) if calibration is not None else threshold
     live = {m.slug: m for m in db.list([store], archived=False)}
     groups: dict[tuple[str, int], list[tuple[str, bytes]]] = {}
-    for slug, _branch, archived, blob, model in vector_rows(db, store):
+    for slug, _branch, archived, blob, model, _values in vector_rows(db, store):
         if archived or slug not in live or not blob or len(blob) % 4 or not finite_rows([blob], len(blob) // 4)[0]:
             continue
         groups.setdefault((model_space(model) or "?", len(blob) // 4), []).append((slug, blob))

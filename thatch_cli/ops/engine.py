@@ -289,10 +289,13 @@ class DaemonEngine:
         of reloading the store. Fire and forget: the daemon checks the
         versions, and the database stays the truth if the hint is lost."""
         if self.local is None:
+            from ..memory.fields import FILTERED
+
             self.client.notify("saved", memory.embedding or b"", db=os.path.abspath(self.ctx.db_path),
                                store=memory.store, slug=memory.slug, branch=memory.branch,
-                               archived=bool(memory.archived), model=memory.model, before=before, after=after,
-                               replaced=replaced)
+                               archived=bool(memory.archived), model=memory.model,
+                               fields={f.name: f.store(getattr(memory, f.name)) for f in FILTERED},
+                               before=before, after=after, replaced=replaced)
 
     def model_info(self) -> tuple[str, int]:
         if self.local is None:

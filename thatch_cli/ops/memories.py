@@ -8,6 +8,8 @@ engine, imported when it runs)."""
 
 from __future__ import annotations
 
+from ..memory import values
+from ..memory.filter import Filter
 from ..support import validate
 from ..support.errors import InvalidInput, ModelUnavailable
 from ..support.textsafe import shell_word
@@ -15,6 +17,8 @@ from .scope import GLOBAL, branch_choice, existing, lookup, target
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from ..memory.records import Memory, StoreSummary
     from .context import Context
 
@@ -40,22 +44,26 @@ MAX_LISTED = 1_000_000
 
 def list_memories(ctx: Context, store: str | None = None, *, branch: str | None = None,
                   this_branch: bool = False, all_branches: bool = False, archived: bool = False,
-                  all_stores: bool = False, limit: int | None = None) -> Listing:
+                  all_stores: bool = False, limit: int | None = None,
+                  fields: Mapping[str, object] | None = None) -> Listing:
     """A store's memories (--store, else the detected store), or every
     store's with `all_stores`: every branch's and unscoped ones (the default,
-    or `all_branches` said explicitly), or those scoped to one branch; those
-    with a `first` flag (memory/fields.py) first, each part newest first; at
-    most `limit` of them."""
+    or `all_branches` said explicitly), or those scoped to one branch; only
+    those holding what `fields` asks (filterable fields, memory/filter.py);
+    those with a `first` flag (memory/fields.py) first, each part newest
+    first; at most `limit` of them."""
     validate.one_of(**{"--store": store, "--all-stores": all_stores})
     validate.one_of(**{"--branch": branch is not None, "--this-branch": this_branch, "--all-branches": all_branches})
     if limit is not None:
         validate.limit(limit, MAX_LISTED)
     name = None if all_stores else target(ctx, store)
     branch = branch_choice(ctx, branch, this_branch)
-    db, stores = ctx.db(), None if name is None else [name]
-    found = db.list(stores, branch=branch, archived=archived, newest_first=True, flagged_first=True, limit=limit)
+    where = Filter([] if name is None else [name], all_stores=name is None, branch=branch, branch_only=True,
+                   any_branch=branch is None, only_archived=archived, fields=values.filters(fields))
+    db = ctx.db()
+    found = db.select(where, newest_first=True, flagged_first=True, limit=limit)
     more = limit is not None and len(found) == limit
-    return Listing(name, found, branch, db.list_count(stores, branch=branch, archived=archived) if more else None)
+    return Listing(name, found, branch, db.count_where(where) if more else None)
 
 
 def show(ctx: Context, label: str, store: str | None = None) -> Memory:
@@ -91,7 +99,7 @@ def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None
     from ..storage import maintenance
 
     memory = lookup(ctx, label, store, fallback=False)
-    changed = maintenance.set_flag(ctx.db(), memory.store, memory.slug, name, value, ctx.now())
+    changed = maintenance.set_value(ctx.db(), memory.store, memory.slug, name, value, ctx.now())
     setattr(memory, name, value)
     notices = []
     if name == "pinned" and value and memory.unreviewed:
@@ -100,6 +108,26 @@ def set_flag(ctx: Context, label: str, name: str, value: bool, store: str | None
         notices.append(f"{memory.label!r} is a teammate's memory nobody here has reviewed: agents see only its"
                        f" label until it is accepted (thatch sync --review --accept {shell_word(memory.label)})")
     return FlagChange(memory, changed, notices)
+
+
+def set_items(ctx: Context, label: str, name: str, given: Sequence[str], *, add: bool,
+              store: str | None = None) -> FlagChange:
+    """Add `given` to a list field (memory/fields.py: tags) of one memory of
+    --store or the detected store, or take them away, each checked as when
+    saved; doing it twice changes nothing."""
+    from ..memory.fields import BY_NAME
+    from ..storage import maintenance
+
+    field = BY_NAME[name]
+    asked = set(values.listed(field, given))
+    if not asked:
+        raise InvalidInput(f"give at least one {field.item}")
+    memory = lookup(ctx, label, store, fallback=False)
+    held = set(getattr(memory, name))
+    after = values.listed(field, held | asked) if add else tuple(sorted(held - asked))
+    changed = maintenance.set_value(ctx.db(), memory.store, memory.slug, name, after, ctx.now())
+    setattr(memory, name, after)
+    return FlagChange(memory, changed)
 
 
 class Rewritten:

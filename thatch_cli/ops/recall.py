@@ -22,6 +22,7 @@ socket round trip and rendering.
 
 from __future__ import annotations
 
+from ..memory import values
 from ..memory.filter import Filter
 from ..memory.records import Memory
 from ..ranking import lexical
@@ -30,6 +31,10 @@ from ..support import validate
 from ..support.errors import ModelUnavailable
 from .context import Context
 from .scope import search_scope
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: a warm recall never imports typing
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 MODES = validate.MODES
 SNIPPET_CHARS = 100
@@ -149,6 +154,7 @@ def peek(
     all_branches: bool = False,
     project_only: bool = False,
     files: list[str] | None = None,
+    fields: Mapping[str, object] | None = None,
 ) -> RecallOutcome:
     """The best `limit` matches of `query` (default: setting recall.limit),
     split at `floor` (default: setting recall.floor; 0 keeps every match).
@@ -160,10 +166,13 @@ def peek(
     in a small store keyword scores say little (idf is near 0 when most
     memories hold a word), so a floor would hide what is all there is.
     `files` (files or directories) keeps only memories anchored to them
-    (ops/anchors.py); with no query, those memories are the results."""
+    (ops/anchors.py); with no query, those memories are the results.
+    `fields` keeps only memories holding what it asks of filterable fields
+    (memory/filter.py: pinned, ...)."""
+    wanted_fields = values.filters(fields)
     if files and not query.strip():
         return _anchored_only(ctx, files, store=store, all_stores=all_stores, project_only=project_only,
-                              include_archived=include_archived)
+                              include_archived=include_archived, fields=wanted_fields)
     query = validate.query(query)
     limit = validate.limit(limit if limit is not None else ctx.setting("recall.limit"))
     explicit_floor = floor is not None
@@ -185,7 +194,7 @@ def peek(
 
         wanted = set(anchored_to(ctx, stores, files))
         depth = max(depth, FILE_DEPTH)
-    where = Filter(stores, branch=branch, any_branch=all_branches, archived=include_archived)
+    where = Filter(stores, branch=branch, any_branch=all_branches, archived=include_archived, fields=wanted_fields)
     keywords: list = []  # [hits, query weight] once the keyword ranking ran
 
     def keyword_ranking() -> None:
@@ -223,14 +232,19 @@ FILE_DEPTH = 1000
 
 
 def _anchored_only(ctx: Context, files: list[str], *, store: str | None, all_stores: bool, project_only: bool,
-                   include_archived: bool) -> RecallOutcome:
-    """Every memory anchored to `files`, in store and slug order (score 1: chosen, not ranked)."""
+                   include_archived: bool, fields: dict[str, object]) -> RecallOutcome:
+    """Every memory anchored to `files` (holding what `fields` asks), in
+    store and slug order (score 1: chosen, not ranked)."""
     from ..ranking.fusion import Ranked
     from .anchors import anchored_to
 
     stores = search_scope(ctx, store, all_stores, project_only)
     outcome = RecallOutcome(query="", stores=stores, branch=None, mode="anchored", all_branches=True)
-    rows = ctx.db().get_many(anchored_to(ctx, stores, files))
+    keys = anchored_to(ctx, stores, files)
+    if fields:
+        kept = {m.key for m in ctx.db().select(Filter(stores, any_branch=True, archived=True, fields=fields))}
+        keys = [key for key in keys if key in kept]
+    rows = ctx.db().get_many(keys)
     for key in sorted(rows):
         if rows[key].archived and not include_archived:
             continue

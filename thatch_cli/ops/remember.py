@@ -9,8 +9,10 @@ embedding in-process, and an unloadable model saves without a vector.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
+from ..memory import values
+from ..memory.fields import GIVEN
 from ..memory.records import Memory
 from ..support import validate
 from ..support.errors import InvalidInput, ModelUnavailable, NotFound
@@ -52,14 +54,16 @@ class SaveOutcome:
 
 
 def same_memory(existing: Memory, label: str, text: str, branch: str | None, confidence: int | None,
-                archived: bool | None, pinned: bool | None = None) -> bool:
+                archived: bool | None, pinned: bool | None = None, given: Mapping[str, object] | None = None) -> bool:
     """Whether saving would write what is already there: the same label and
     text, and every option given equal to the stored one (an option not
-    given would be kept by an overwrite; archived not given means live)."""
+    given would be kept by an overwrite; archived not given means live),
+    `given` fields (memory/fields.py) included."""
     return (existing.label == label and existing.content == text
             and (branch is None or branch == existing.branch)
             and (confidence is None or confidence == existing.confidence)
             and (pinned is None or pinned == existing.pinned)
+            and all(getattr(existing, name) == value for name, value in (given or {}).items())
             and bool(archived) == existing.archived)
 
 
@@ -101,6 +105,7 @@ def remember(
     private: bool = False,
     near_store: Callable[[str, list[str]], bool] | None = None,
     files: Sequence[str] = (),
+    given: Mapping[str, object] | None = None,
 ) -> SaveOutcome:
     """Save a memory; `pin` pins it (a memory saved again without it keeps its
     pin); `private` keeps it out of thatch sync (a private memory stays so).
@@ -109,8 +114,11 @@ def remember(
     likely), it is asked (name, closest names) and the save is refused
     (NotFound, with a did-you-mean) unless it answers True. `files`
     (PATH[:START-END]) become its anchors (ops/anchors.py), replacing any it
-    had; without them an overwrite keeps the ones it has."""
+    had; without them an overwrite keeps the ones it has. `given` sets the
+    fields a save sets (memory/fields.py `given`); one not given keeps its
+    stored value on an overwrite."""
     content = validate.content(content)
+    chosen = values.chosen(given)
     confidence = validate.confidence(confidence)
     label, body = resolve_label(label, content)
     branch = branch_choice(ctx, branch, this_branch)
@@ -130,6 +138,7 @@ def remember(
         pinned=True if pin else None,
         created_at=now,
         updated_at=now,
+        **{f.name: chosen.get(f.name) for f in GIVEN},
     )
     db = ctx.db()
     existing = db.get(store_name, memory.slug, with_vector=True)
@@ -141,7 +150,8 @@ def remember(
         if existing is not None:
             existing.private = True
     memory.private = private or bool(existing is not None and existing.private)
-    if existing is not None and same_memory(existing, label, text, branch, confidence, archived, memory.pinned):
+    if existing is not None and same_memory(existing, label, text, branch, confidence, archived, memory.pinned,
+                                               chosen):
         # A retried save (an agent, a script run twice) succeeds without writing
         # the memory (its anchors, when given, are taken afresh).
         return SaveOutcome(memory=existing, replaced=None, unchanged=True, anchors=_anchored(ctx, existing, rows))

@@ -86,11 +86,12 @@ def export(ctx: Context, stream: IO[str], stores: list[str] | None, *, with_vect
     # Everything that decodes is written; a row that does not is left out and named.
     with db.snapshot(), readable.leniently(db.conn):
         for row in table.iter_rows(db, stores, with_vectors=with_vectors):
-            outcome.exported += write(row, "memory", "store", "slug")
+            outcome.exported += write(jsonl.exported(row), "memory", "store", "slug")
         for row in table.iter_verdicts(db, stores):
             write({jsonl.RECORD_KEY: "verdict", **row}, "verdict", "store", "slug_a", "slug_b")
         for row in table.iter_versions(db, stores, with_vectors=with_vectors):
-            write({jsonl.RECORD_KEY: "version", **row}, "version", "memory_store", "memory_slug", "version")
+            write({jsonl.RECORD_KEY: "version", **jsonl.exported(row)}, "version", "memory_store", "memory_slug",
+                  "version")
         from ..storage import anchors
 
         for row in anchors.export_rows(db, stores):

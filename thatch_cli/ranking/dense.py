@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
+from ..memory.fields import FILTERED, SEPARATOR
 from ..memory.records import Hit
 from ..model.embeddings import model_space, normalise
 
 if TYPE_CHECKING:
     from ..calibration import Calibration
+    from ..memory.fields import Field
     from ..memory.filter import Filter
 
 
@@ -31,7 +33,8 @@ class StoreVectors:
     """Every comparable vector of one store, ready for a matrix product.
 
     Branches are kept as integer codes (0 = unscoped) so filtering 100k rows
-    per query is one vectorised comparison.
+    per query is one vectorised comparison; each filterable field
+    (memory/fields.py `filter`) as its stored value per row, a flag as bools.
     """
 
     store: str
@@ -40,9 +43,11 @@ class StoreVectors:
     branch_ids: dict[str, int]
     archived: np.ndarray  # bool, one per row
     matrix: np.ndarray  # float32, rows L2-normalised
+    values: dict[str, np.ndarray]  # filterable field -> its stored value per row
 
     @classmethod
-    def build(cls, store: str, rows: Sequence[tuple[str, str | None, int, bytes]], dim: int) -> "StoreVectors":
+    def build(cls, store: str, rows: Sequence[tuple], dim: int) -> "StoreVectors":
+        """From (slug, branch, archived, blob[, {filterable field: stored value}]) rows."""
         matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype="<f4").reshape(len(rows), dim)
         finite = np.isfinite(matrix).all(axis=1)
         if not finite.all():  # one NaN row would tie every score of the store: never ranked
@@ -50,7 +55,8 @@ class StoreVectors:
         count = len(rows)
         branch_ids: dict[str, int] = {}
         codes = np.zeros(count, dtype=np.int32)
-        for i, (_, branch, _, _) in enumerate(rows):
+        for i, row in enumerate(rows):
+            branch = row[1]
             if branch:
                 codes[i] = branch_ids.setdefault(branch, len(branch_ids) + 1)
         return cls(
@@ -60,17 +66,42 @@ class StoreVectors:
             branch_ids=branch_ids,
             archived=np.fromiter((bool(r[2]) for r in rows), dtype=bool, count=count),
             matrix=normalise(matrix),
+            values={f.name: filter_column(f, [r[4].get(f.name) if len(r) > 4 else None for r in rows])
+                    for f in FILTERED},
         )
 
     def mask(self, where: Filter) -> np.ndarray:
         """The rows `where` keeps (its exclusions aside: the ranking skips
         them after scoring, so one excluded row never costs a copy)."""
-        keep = np.ones(len(self.slugs), dtype=bool) if where.any_branch else self.branch_codes == 0
-        if where.branch and where.branch in self.branch_ids:
-            keep |= self.branch_codes == self.branch_ids[where.branch]
-        if not where.archived:
+        if where.branch_only:
+            keep = self.branch_codes == self.branch_ids.get(where.branch or "", -1)
+        else:
+            keep = np.ones(len(self.slugs), dtype=bool) if where.any_branch else self.branch_codes == 0
+            if where.branch and where.branch in self.branch_ids:
+                keep |= self.branch_codes == self.branch_ids[where.branch]
+        if where.only_archived:
+            keep &= self.archived
+        elif not where.archived:
             keep &= ~self.archived
+        for name, value in where.fields.items():
+            column = self.values[name]
+            if isinstance(value, tuple):  # a list field holding every item (storage/filters.py's instr)
+                for item in value:
+                    needle = SEPARATOR + item + SEPARATOR
+                    keep &= np.fromiter((needle in stored for stored in column), dtype=bool, count=len(column))
+            else:
+                keep &= column
         return keep
+
+
+def filter_column(field: Field, stored: Sequence[object]) -> np.ndarray:
+    """A filterable field's stored values as the mask reads them: a flag's
+    as bools, a list's as its text ("" when empty)."""
+    if field.kind == "flag":
+        return np.fromiter((bool(v) for v in stored), dtype=bool, count=len(stored))
+    column = np.empty(len(stored), dtype=object)
+    column[:] = [v if isinstance(v, str) else "" for v in stored]
+    return column
 
 
 def top_scores(
@@ -129,8 +160,8 @@ def load_store_vectors(db, store: str, space: str | None, dim: int) -> StoreVect
     """Every rankable vector of `store` in `space` (non-finite vectors are left out)."""
     from ..storage.vectors import vector_rows
 
-    rows = [(slug, branch, archived, blob) for slug, branch, archived, blob, model in vector_rows(db, store)
-            if len(blob) == 4 * dim and model_space(model) == space]
+    rows = [(slug, branch, archived, blob, values) for slug, branch, archived, blob, model, values
+            in vector_rows(db, store) if len(blob) == 4 * dim and model_space(model) == space]
     return StoreVectors.build(store, rows, dim)
 
 

@@ -4,6 +4,7 @@ memories, and the branch deletions the git hooks recorded."""
 from __future__ import annotations
 
 from ..memory import fields
+from ..memory.filter import Filter
 from ..memory.records import Memory
 from ..support.errors import Conflict, NotFound
 from . import fastread
@@ -42,7 +43,8 @@ def record_verdict(db: MemoryDB, store: str, slug_a: str, slug_b: str, status: s
 
 
 def _scoped(db: MemoryDB, store: str, branch: str, *, live_only: bool) -> list[Memory]:
-    return sorted(db.list([store], branch=branch, archived=False if live_only else None), key=lambda m: m.slug)
+    where = Filter([store], branch=branch, branch_only=True, archived=not live_only)
+    return sorted(db.select(where), key=lambda m: m.slug)
 
 
 def move_branch(db: MemoryDB, store: str, old: str, new: str | None) -> list[Memory]:
@@ -87,16 +89,18 @@ def index_problems(conn) -> dict[str, int]:
     return {"wrong": wrong, "orphans": orphans}
 
 
-def set_flag(db: MemoryDB, store: str, slug: str, name: str, value: bool, now: str | None = None) -> bool:
-    """Set or clear a flag field (memory/fields.py: archived ...) of one memory;
-    False when it already was so. updated_at stays, as for a branch: the
-    content did not change (the history still keeps the change, dated `now`:
-    sync orders the change by it)."""
-    if fields.BY_NAME[name].kind != "flag":
-        raise ValueError(f"{name} is not a flag")
+def set_value(db: MemoryDB, store: str, slug: str, name: str, value: object, now: str | None = None) -> bool:
+    """Set a flag (memory/fields.py: archived, pinned ...) or a list field of
+    one memory to `value`; False when it already was so. updated_at stays,
+    as for a branch: the content did not change (the history still keeps
+    the change, dated `now`: sync orders the change by it)."""
+    field = fields.BY_NAME[name]
+    if field.kind not in ("flag", "list") or field.table != "entries":
+        raise ValueError(f"{name} is not a flag or a list of entries")
+    stored = field.store(value)
     with db.transaction() as conn:
-        cursor = conn.execute(f'UPDATE entries SET "{name}" = ? WHERE store = ? AND slug = ? AND "{name}" != ?',
-                              (int(value), store, slug, int(value)))
+        cursor = conn.execute(f'UPDATE entries SET "{name}" = ? WHERE store = ? AND slug = ? AND "{name}" IS NOT ?',
+                              (stored, store, slug, stored))
         if cursor.rowcount and now is not None:
             from . import history
 

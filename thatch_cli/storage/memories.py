@@ -12,15 +12,18 @@ import sqlite3
 from contextlib import contextmanager
 
 from ..memory import fields
+from ..memory.filter import Filter
 from ..memory.records import Memory, StoreSummary
 from ..support.errors import Conflict, DatabaseError, NotFound
 from . import fastread, opening, readable, sync
-from .fastread import LIVE
+from .filters import conditions
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
+    import builtins  # `list` in MemoryDB's annotations is its method
     import os
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from pathlib import Path
     from typing import Any
 
 
@@ -68,7 +71,7 @@ class MemoryDB:
         return good
 
     @classmethod
-    def open(cls, path: str | os.PathLike, *, create_parent: bool = True,
+    def open(cls, path: str | Path, *, create_parent: bool = True,
              history_keep: int | Callable[[], int] | None = None) -> MemoryDB:
         """Open (creating or upgrading) the database at `path`; its directory
         is created only with `create_parent`. A file this process cannot write
@@ -79,7 +82,7 @@ class MemoryDB:
         return db
 
     @classmethod
-    def open_existing(cls, path: str | os.PathLike) -> MemoryDB:
+    def open_existing(cls, path: str | Path) -> MemoryDB:
         """Open a thatch database that already exists at this schema; create and migrate nothing."""
         return cls(opening.connect_existing(path), path)
 
@@ -199,50 +202,39 @@ class MemoryDB:
         self._marked(list(found.values()))
         return found
 
-    def list(
-        self,
-        stores: Sequence[str] | None = None,
-        *,
-        branch: str | None = None,
-        archived: bool | None = False,
-        newest_first: bool = False,
-        flagged_first: bool = False,
-        limit: int | None = None,
-    ) -> list[Memory]:
-        """Memories in `stores` (all when None), by store then newest first,
-        or `newest_first` across stores, `flagged_first` puts memories with a
-        `first` flag (memory/fields.py) before the rest; at
-        most `limit`. `branch` keeps only that branch's memories; `archived`
-        None means both live and archived."""
-        clause, args = self._list_filter(stores, branch, archived)
+    def list(self, stores: Sequence[str] | None = None, *, archived: bool | None = False) -> builtins.list[Memory]:
+        """Every memory of `stores` (all when None), by store then newest
+        first: live ones, archived ones (`archived`), or both (None)."""
+        return self.select(Filter(stores or (), all_stores=stores is None, any_branch=True,
+                                  archived=archived is None, only_archived=bool(archived)))
+
+    def select(self, where: Filter, *, newest_first: bool = False, flagged_first: bool = False,
+               limit: int | None = None) -> builtins.list[Memory]:
+        """The memories `where` keeps, by store then newest first, or
+        `newest_first` across stores; `flagged_first` puts memories with a
+        `first` flag (memory/fields.py) before the rest; at most `limit`."""
+        clause, args = self._where(where)
         order = "updated_at DESC, store, slug" if newest_first else "store, updated_at DESC, slug"
         names, select = self._select()
         if flagged_first:
             order = "".join(f"{f.column} DESC, " for f in fields.FIRST if f.column in names) + order
         tail = f" LIMIT {int(limit)}" if limit is not None else ""
-        rows = self.readable_rows(f"{select} {clause} ORDER BY {order}{tail}", args, key=_STORE_SLUG)
+        rows = self.readable_rows(f"{select} WHERE {clause} ORDER BY {order}{tail}", args, key=_STORE_SLUG)
         return self._marked([Memory.from_row(names, r) for r in rows])
 
-    def list_count(self, stores: Sequence[str] | None = None, *, branch: str | None = None,
-                   archived: bool | None = False) -> int:
-        """How many memories `list` with these filters and no limit returns."""
-        clause, args = self._list_filter(stores, branch, archived)
-        return self.conn.execute(f"SELECT count(*) FROM entries {clause}", args).fetchone()[0]
+    def count_where(self, where: Filter) -> int:
+        """How many memories `select(where)` with no limit returns."""
+        clause, args = self._where(where)
+        return self.conn.execute(f"SELECT count(*) FROM entries WHERE {clause}", args).fetchone()[0]
 
     @staticmethod
-    def _list_filter(stores: Sequence[str] | None, branch: str | None, archived: bool | None) -> tuple[str, list]:
-        where, args = [], []
-        if stores is not None:
-            where.append(f"store IN ({marks(stores)})")
-            args += list(stores)
-        if branch is not None:
-            where.append("branch = ?")
-            args.append(branch)
-        if archived is not None:
-            where.append(f"NOT {LIVE}" if archived else LIVE)
-        return (f"WHERE {' AND '.join(where)}" if where else ""), args
+    def _where(where: Filter) -> tuple[str, builtins.list]:
+        clause, args = conditions(where)
+        if where.all_stores:
+            return clause, args
+        return f"store IN ({marks(where.stores)}) AND {clause}", [*where.stores, *args]
 
-    def _marked(self, memories: list[Memory]) -> list[Memory]:
+    def _marked(self, memories: builtins.list[Memory]) -> builtins.list[Memory]:
         """`memories` with their sync marks (author, private, unreviewed)."""
         if self._has_marks is None:
             self._has_marks = sync.has_marks(self.conn)
@@ -250,16 +242,16 @@ class MemoryDB:
             sync.attach(self.conn, memories)
         return memories
 
-    def labels(self, stores: Sequence[str]) -> list[str]:
+    def labels(self, stores: Sequence[str]) -> builtins.list[str]:
         """Every label in `stores`, archived included (for did-you-mean)."""
         good, _ = readable.rows(self.conn, *fastread.values_query("label", stores))
         return [r[0] for r in good]
 
-    def stores_with_slug(self, slug: str) -> list[str]:
+    def stores_with_slug(self, slug: str) -> builtins.list[str]:
         """The stores holding a memory with this slug."""
         return [r[0] for r in self.conn.execute("SELECT store FROM entries WHERE slug = ? ORDER BY store", (slug,))]
 
-    def branches(self, stores: Sequence[str]) -> list[str]:
+    def branches(self, stores: Sequence[str]) -> builtins.list[str]:
         """Branches that memories of `stores` are scoped to (archived ones too)."""
         return fastread.values(self.conn, "branch", stores)
 

@@ -243,23 +243,44 @@ def migrate(conn: sqlite3.Connection, current: int, version: int = SCHEMA_VERSIO
 
 
 def refresh_history(conn: sqlite3.Connection) -> None:
-    """The history table's columns and triggers as the fields now declare
-    them (a field added since the file was last opened gains its column,
-    and the triggers that copy it), inside the caller's write transaction."""
+    """The history table's columns and triggers, and the store version's
+    update trigger, as the fields now declare them (a field added since the
+    file was last opened gains its column, and the triggers that copy or
+    watch it), inside the caller's write transaction."""
     from . import history
 
     _add_missing_columns(conn, "thatch_cli_history", history.SNAPSHOT)
     for statement in split(history.TRIGGERS):
         conn.execute(statement)
+    conn.execute("DROP TRIGGER IF EXISTS entries_version_au")
+    conn.execute(VERSION_TRIGGER)
+
+
+# What changes what a warm process caches of a store (daemon/cache.py): a
+# vector, the key, and every column its filters read (memory/filter.py).
+_WATCHED = ("slug", "store", "embedding", "model", "branch", "archived", *(f.column for f in fields.FILTERED))
+VERSION_TRIGGER = f"""CREATE TRIGGER entries_version_au
+AFTER UPDATE OF {", ".join(_WATCHED)} ON entries BEGIN
+    INSERT INTO thatch_cli_store_versions (store, version) VALUES (old.store, 1)
+    ON CONFLICT (store) DO UPDATE SET version = version + 1;
+    INSERT INTO thatch_cli_store_versions (store, version) VALUES (new.store, 1)
+    ON CONFLICT (store) DO UPDATE SET version = version + 1;
+END"""
 
 
 def missing_columns(conn: sqlite3.Connection) -> bool:
     """Whether `entries` lacks a field's column (a field added since the
-    file was last upgraded): adding one needs no schema version, since no
-    reader depends on it being there (storage reads rows by column name)."""
+    file was last upgraded), or the store version's trigger watches other
+    columns than the fields now declare: adding a field needs no schema
+    version, since no reader depends on it being there (storage reads rows
+    by column name)."""
     have = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
     # No table at all is damage (a file at our schema always has one), not ours to repair.
-    return bool(have) and not have.issuperset(_ENTRY_COLUMNS)
+    if not have:
+        return False
+    trigger = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'entries_version_au'"
+                           ).fetchone()
+    return not have.issuperset(_ENTRY_COLUMNS) or (trigger is not None and trigger[0] != VERSION_TRIGGER)
 
 
 def _add_missing_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:

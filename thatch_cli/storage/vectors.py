@@ -4,18 +4,26 @@ is ranking/'s business."""
 
 from __future__ import annotations
 
+from ..memory.fields import BY_NAME, FILTERED
 from . import readable
 from .memories import MemoryDB, marks
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: light commands never import typing
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from typing import Any
 
 
-def vector_rows(db: MemoryDB, store: str) -> list[tuple[str, str | None, int, bytes, str | None]]:
-    """(slug, branch, archived, embedding, model) of every row of `store` with a vector, by slug."""
-    return readable.rows(db.conn, "SELECT slug, branch, archived, embedding, model FROM entries"
+def vector_rows(db: MemoryDB, store: str) -> list[tuple[str, str | None, int, bytes, str | None, dict[str, Any]]]:
+    """(slug, branch, archived, embedding, model, {filterable field: stored
+    value}) of every row of `store` with a vector, by slug (a field whose
+    column the file lacks yet is left out)."""
+    have = set(db.columns())
+    filtered = [f.name for f in FILTERED if f.column in have]
+    extra = "".join(f', "{BY_NAME[name].column}"' for name in filtered)
+    rows = readable.rows(db.conn, f"SELECT slug, branch, archived, embedding, model{extra} FROM entries"
                          " WHERE store = ? AND embedding IS NOT NULL ORDER BY slug", (store,))[0]
+    return [(*row[:5], dict(zip(filtered, row[5:]))) for row in rows]
 
 
 def inventory(db: MemoryDB, stores: Sequence[str]) -> list[tuple[str | None, int | None, int]]:

@@ -14,6 +14,7 @@ MAX_CONTENT_BYTES = 64 * 1024
 MAX_LABEL_CHARS = 200
 MAX_STORE_CHARS = 200
 MAX_BRANCH_CHARS = 250
+MAX_TAG_CHARS = 50
 MAX_LIMIT = 1000
 MAX_PAIR_LIMIT = 10_000
 MODES = ("hybrid", "semantic", "lexical")
@@ -60,6 +61,26 @@ def store(name: str | None) -> str:
 
 def branch(name: str | None, option: str = "--branch") -> str:
     return _name(name, f"branch name ({option})", MAX_BRANCH_CHARS)
+
+
+def tag(value: str | None) -> str:
+    """A tag as it is stored and matched: NFC, lower-case, its words joined
+    by '-' ("Needs Review" is needs-review); InvalidInput for an empty or
+    too long one, or one holding ',' or a character a terminal would not
+    show (named escaped)."""
+    from unicodedata import normalize
+
+    from .textsafe import visible
+
+    text = "-".join(normalize("NFC", _encodable(value or "", "tag")).lower().split())
+    if not text:
+        raise InvalidInput("tag is empty")
+    if "," in text or visible(text, keep="") != text:
+        raise InvalidInput(f"tag '{visible(text, keep='')}' holds ',' or an invisible or control character")
+    if len(text) > MAX_TAG_CHARS:
+        raise InvalidInput(f"tag '{visible(text[:20], keep='')}...' is {len(text)} characters; the limit is"
+                           f" {MAX_TAG_CHARS}")
+    return text
 
 
 def label(value: str | None) -> str:
