@@ -145,6 +145,12 @@ def opened_files_text(env: Mapping[str, str], payload: dict, session: str, items
 def nudge_text(env: Mapping[str, str], payload: dict, host: str | None = None) -> str:
     from ..location.scope import here
 
+    prompt = text_field(payload, PROMPT_KEYS)
+    if prompt:
+        # First of all: everything below then runs while the daemon embeds. A
+        # prompt that gets the extraction nudge instead wasted a few ms of
+        # the daemon's time, not the user's.
+        embed_ahead(env, prompt)
     store = here(env, project_dir(env, payload)).store
     if activity.paused(env, store):
         return ""
@@ -155,9 +161,6 @@ def nudge_text(env: Mapping[str, str], payload: dict, host: str | None = None) -
 
         queue = Queue(env, session)
     pending = queue.pending() if queue is not None else []
-    prompt = text_field(payload, PROMPT_KEYS)
-    if not pending and prompt:
-        embed_ahead(env, prompt)
     items: list = []  # (label, store, score) of what this answer gives the agent, for `thatch activity`
     opened = opened_files_text(env, payload, session, items) if session else ""
     text, event = _tier_text(env, payload, queue, pending, items)
