@@ -3,7 +3,6 @@ one worker thread."""
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import time
@@ -33,7 +32,7 @@ class Model:
 
         self.env = env
         self.rundir = rundir
-        self.name = runtime.expected_model(env)
+        self.name = runtime.model_name(env)
         self.ready = threading.Event()
         self.embedder: Embedder | None = None
         self.calibration: Calibration | None = None  # once loaded
@@ -62,12 +61,9 @@ class Model:
 
                 embedder = embedder_from_env(self.env)
                 int(embedder.dim)  # builds the model (imports, weights) without running it
-                # Measured once per model and machine: ~1,200 texts in batches,
-                # whose code and buffers a query never needs again.
-                self.calibration = calibration_of(embedder)
-                gc.collect()
-                page_out_libraries()  # set-up code leaves memory; the warm-up brings back what a query uses
+                page_out_libraries()  # set-up code leaves memory; the warm-up brings back what encoding uses
                 probe = embedder.embed_query("dimension probe")  # warms the model
+                self.calibration = calibration_of(embedder)  # measured once per model and machine
                 self.embedder, self.dim = embedder, int(probe.shape[-1])
                 if embedder.name != self.name:
                     log(f"model reports name {embedder.name!r}, expected {self.name!r}")
@@ -135,7 +131,7 @@ class Model:
                 return self._recent[text].copy()  # a caller may scale its own in place
             pending = self._pending.get(text)
             if pending is None:
-                self._pending[text] = mine = Future()
+                self._pending[text] = mine = Future[Any]()
         if pending is not None:
             return pending.result().copy()
         try:
