@@ -13,7 +13,9 @@ Builds a throwaway repository and database in a temp dir, then measures
    process (budget 50 ms);
 4. the completion queries `thatch _complete labels|stores` (budget 50 ms);
 5. `python -c pass`, for scale;
-6. `git switch` back and forth with the hooks installed and without;
+6. what the git hooks add to one `git switch` (`--switch-only`: this alone),
+   interleaved: no hooks, thatch's hooks, and thatch's hooks in a shell
+   running the shell hook (budget 50 ms per switch);
 7. the shell hook's warm-up (daemon.warm.maybe_warm, in this process):
    a call that starts the daemon returns before its model loads (budget
    500 ms), and a call while it is up is a file check (budget 2 ms).
@@ -180,17 +182,49 @@ def warm_cost(env: dict, runs: int) -> list[tuple[str, str, str, str]]:
              f"{len(checks)} calls")]
 
 
+def switch_cost(repo: Path, env: dict, runs: int) -> list[tuple[str, str, str, str]]:
+    """What thatch's git hooks add to one `git switch` (to a branch with
+    memories): each run times one switch there and one back with no hooks,
+    with the hooks (`thatch hooks install`), and with the hooks in a shell
+    running thatch's shell hook (THATCH_SHELL_HOOK exported), interleaved so
+    each difference compares switches made under the same load."""
+    switch = ["git", "switch", "-q"]
+    cases = {"none": (False, env), "hooks": (True, env), "shell": (True, {**env, "THATCH_SHELL_HOOK": "bash"})}
+    samples: dict[str, list[float]] = {case: [] for case in cases}
+    for _ in range(runs):
+        for case, (hooked, case_env) in cases.items():
+            if hooked:
+                githooks.install(repo, THATCH)
+            else:
+                githooks.uninstall(repo)
+            for branch in ("feat/b1", "main"):
+                samples[case] += time_process([*switch, branch], 1, cwd=repo, env=case_env)
+    githooks.uninstall(repo)
+    bare = median_ms(samples["none"])
+    rows = [("`git switch`, no hooks (per switch)", f"{bare:.1f} ms", "", f"{len(samples['none'])} switches")]
+    for case, label in (("hooks", "thatch hooks"), ("shell", "thatch hooks, shell hook running")):
+        added = statistics.median(h - b for h, b in zip(samples[case], samples["none"])) * 1000
+        rows.append((f"`git switch`, {label} (per switch)", f"{median_ms(samples[case]):.1f} ms", "+≤ 50 ms",
+                     f"+{added:.1f} ms (median of paired differences)"))
+    return rows
+
+
 def main() -> int:
     import compileall
 
     compileall.compile_dir(str(ROOT / "thatch_cli"), quiet=1)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21, help="repetitions per measurement (default 21)")
-    runs = max(parser.parse_args().runs, 1)
+    parser.add_argument("--switch-only", action="store_true", help="only what the git hooks add to `git switch`")
+    args = parser.parse_args()
+    runs = max(args.runs, 1)
     rows: list[tuple[str, str, str, str]] = []
     with tempfile.TemporaryDirectory(prefix="thatch-bench-") as name:
         tmp = Path(name)
         repo, env = setup(tmp)
+        if args.switch_only:
+            rows += switch_cost(repo, env, runs)
+            return report(runs, rows)
         for shell in ("bash", "zsh", "fish"):
             result = shell_cost(shell, repo, env, tmp, runs)
             if result is None:
@@ -226,16 +260,15 @@ def main() -> int:
             rows.append((label, f"{median_ms(values):.1f} ms", "≤ 50 ms", f"{ratio:.1f}× python -c pass"))
         rows.append(("`python -c pass`", f"{median_ms(python):.1f} ms", "", "scale"))
 
-        switch = ["sh", "-c", "git switch -q feat/b1 2>/dev/null && git switch -q main 2>/dev/null"]
-        bare = median_ms(time_process(switch, runs, cwd=repo, env=env))
-        githooks.install(repo, THATCH)
-        hooked = median_ms(time_process(switch, runs, cwd=repo, env=env))
-        rows.append(("`git switch` there and back, no hooks", f"{bare:.1f} ms", "", ""))
-        rows.append(("`git switch` there and back, thatch hooks", f"{hooked:.1f} ms", "",
-                     f"+{hooked - bare:.1f} ms"))
+        rows += switch_cost(repo, env, runs)
         rows += warm_cost(env, runs)
 
-    print(f"thatch hook costs: median of {runs} runs, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}\n")
+    return report(runs, rows)
+
+
+def report(runs: int, rows: list[tuple[str, str, str, str]]) -> int:
+    print(f"thatch hook costs: median of {runs} runs, {os.cpu_count()} CPUs, Python {sys.version.split()[0]},"
+          f" load average {os.getloadavg()[0]:.1f}\n")
     print("| measurement | median | budget | note |")
     print("|---|---:|---:|---|")
     for row in rows:

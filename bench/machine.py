@@ -38,16 +38,23 @@ def describe(*, torch: bool = False) -> str:
     return text
 
 
-def install_thatch(work: Path) -> Path:
+def install_thatch(work: Path, revision: str | None = None) -> Path:
     """A fresh virtualenv with thatch installed from a copy of this checkout
-    (building in the checkout would leave build/ behind); returns its bin/."""
-    venv = work / "venv"
+    (building in the checkout would leave build/ behind), or of the commit
+    `revision` names (git archive); returns its bin/."""
+    tag = "" if revision is None else "-" + "".join(c if c.isalnum() else "_" for c in revision)
+    venv = work / f"venv{tag}"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    source = work / "source"
+    source = work / f"source{tag}"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, source / name)
-    shutil.copytree(ROOT / "thatch_cli", source / "thatch_cli", ignore=shutil.ignore_patterns("__pycache__"))
+    if revision is None:
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy2(ROOT / name, source / name)
+        shutil.copytree(ROOT / "thatch_cli", source / "thatch_cli", ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "pyproject.toml", "README.md",
+                                  "thatch_cli"], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
     python = venv / "bin" / "python"
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
                     str(source)], check=True)

@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load", type=int, default=os.cpu_count() or 2,
                         help="busy processes during the loaded series (default: one per core)")
     parser.add_argument("--cold-runs", type=int, default=5, help="runs of each cold case (default 5)")
+    parser.add_argument("--against", metavar="REV",
+                        help="also time the hook of the commit REV (e.g. main), interleaved in the same series")
     args = parser.parse_args(argv)
     vectors, _ = corpus.unique_vectors(log=log)
     database = corpus.scratch_copy(corpus.database(args.size, vectors, corpus.model_path(), log=log), "nudge.sqlite")
@@ -70,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     # As hosts run it: the console script of an installed (not editable) copy, by its absolute path.
     log("installing thatch into a fresh virtualenv")
     thatch = [str(install_thatch(workdir) / "thatch")]
+    other = [str(install_thatch(workdir, args.against) / "thatch")] if args.against else None
     bench = Bench(max(args.runs, 10), workdir)
     env = {**bench.env, "THATCH_DB": str(database)}
     started_at = datetime.now(timezone.utc)
@@ -84,6 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     def nudge(run_env: dict | None = None) -> float:
         return bench.run([*thatch, "flush-tools", "--host", "codex"], run_env or env, input=payload())[0]
 
+    def series() -> dict:
+        """`python -c pass` and the warm hook (and the other commit's), interleaved."""
+        cases = {"pass": lambda: bench.run([sys.executable, "-c", "pass"])[0], "warm": nudge}
+        if other is not None:
+            cases["other"] = lambda: bench.run([*other, "flush-tools", "--host", "codex"], env, input=payload())[0]
+        return bench.series(cases)
+
     def stop_daemon() -> None:
         bench.run([*thatch, "daemon", "stop"], env)
 
@@ -97,10 +107,11 @@ def main(argv: list[str] | None = None) -> int:
                 break
         else:
             raise SystemExit(f"flush-tools did not list memories warm: {first}")
-        quiet = bench.series({"pass": lambda: bench.run([sys.executable, "-c", "pass"])[0], "warm": nudge})
+        quiet = series()
         log(f"loading the CPU with {args.load} busy processes")
         load = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(args.load)]
-        loaded = bench.series({"pass": lambda: bench.run([sys.executable, "-c", "pass"])[0], "warm": nudge})
+        loaded = series()
+        load_average = os.getloadavg()
         for process in load:
             process.kill()
             process.wait()
@@ -133,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
                   loaded["warm"], ratio=("python -c pass", warm_median / base_loaded),
                   target="<= 150 ms median, <= 500 ms p95", met=warm_median <= 0.150 and warm_p95 <= 0.500,
                   note=f"p95 {warm_p95 * 1000:.0f} ms")
+        if other is not None:
+            for label, found, base in (("quiet", quiet, base_quiet), (f"{args.load} busy processes", loaded, base_loaded)):
+                bench.add(f"warm `flush-tools --host codex` of {args.against}, {args.size:,} memories, {label}",
+                          found["other"], ratio=("python -c pass", statistics.median(found["other"]) / base),
+                          note=f"p95 {p95(found['other']) * 1000:.0f} ms")
         limit = deadline + 2 * base_quiet  # the deadline counts from the hook's own start
         bench.add("`flush-tools`, no daemon (keywords; the daemon starts in the background)", cold,
                   target=f"<= {limit:.2f} s", met=max(cold) <= limit)
@@ -143,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
             f" with `python -c pass`; Codex's UserPromptSubmit payload on stdin; model all-MiniLM-L6-v2. The busy"
             f" processes spin at normal priority, one per core. The hook's deadline is {deadline:g} s; `thatch"
             f" setup` gives the hosts a {HOOK_TIMEOUT} s timeout for it ({HOOK_TIMEOUT - deadline:g} s of margin;"
-            " Claude Code's own default is 60 s, Codex's 600 s).", "", table(bench)])
+            " Claude Code's own default is 60 s, Codex's 600 s). Load average at the end of the loaded series:"
+            f" {' / '.join(f'{x:.1f}' for x in load_average)}.", "", table(bench)])
         save_report(report, "nudge-latency", started_at)
         return 0
     finally:

@@ -229,6 +229,21 @@ def test_linked_worktrees_share_the_hooks(repo, tmp_path):
 # -- reference-transaction ------------------------------------------------------------------------
 
 
+def test_a_switch_in_a_shell_with_the_shell_hook_starts_no_thatch_process(repo, tmp_path):
+    """The shell hook says the switch at the next prompt, so post-checkout
+    leaves at once: a branch switch pays for no Python start."""
+    log = tmp_path / "starts.log"
+    wrapper = tmp_path / "thatch-wrapper"
+    wrapper.write_text(f"#!/bin/sh\necho \"$*\" >> {sh_quote(str(log))}\nexec {sh_quote(THATCH)} \"$@\"\n")
+    wrapper.chmod(0o755)
+    githooks.install(repo, str(wrapper))
+    result = git(repo, "switch", "feat/login", env={"THATCH_SHELL_HOOK": "bash"})
+    assert thatch_lines(result.stderr) == [] and not log.exists()
+    result = git(repo, "switch", "feat/many", env={"THATCH_SHELL_HOOK": ""})  # set but empty: no shell hook
+    assert thatch_lines(result.stderr) == ["thatch: 7 memories on feat/many in acme/widget (thatch list --this-branch)"]
+    assert log.read_text().startswith("_githook post-checkout ")
+
+
 def test_branch_deletion_is_recorded_and_announced_once(repo):
     install(repo)
     out = git(repo, "branch", "-d", "feat/login").stderr

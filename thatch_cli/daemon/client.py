@@ -37,6 +37,7 @@ ANSWER_SLICE = 2.0
 PING_TIMEOUT = 2.0
 START_TIMEOUT = 20.0  # from spawn to an accepting socket (python start + imports)
 SPAWN_LOCK_WAIT = 30.0
+AHEAD_TIMEOUT = 0.2  # embed_ahead's send: a hint is never worth a wait
 
 
 class Unreachable(Exception):
@@ -357,6 +358,26 @@ class Client:
                 signalled = True
             time.sleep(0.02)
         return {"pid": pid}
+
+def embed_ahead(env: Mapping[str, str], text: str) -> None:
+    """Ask a running daemon to start embedding `text` as a query, and return
+    at once: the prompt hook sends this before its imports and database
+    work, so the search it sends later finds the vector made (or being made)
+    instead of waiting for it. Never starts a daemon, never waits for the
+    answer, never raises."""
+    try:
+        client = Client(env, autostart=False)
+        sock = client._try_connect(client.rundir())
+        if sock is None:
+            return
+        try:
+            sock.settimeout(AHEAD_TIMEOUT)
+            protocol.send(sock, protocol.SHAPES["embed"].request(client.identity, texts=[text], kind="query"))
+        finally:
+            sock.close()  # the daemon's answer finds nobody: it goes on serving (server._handle)
+    except Exception:  # a hint: whatever goes wrong here, the search does the work itself
+        pass
+
 
 def _kill(pid: int, signum: int) -> None:
     try:

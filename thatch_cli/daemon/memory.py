@@ -18,10 +18,14 @@ Elsewhere than glibc on Linux 5.4 or later, each of these is a no-op."""
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing when a hook spawns the daemon
+if TYPE_CHECKING:
+    from typing import Callable
+
 # Set in the daemon's environment when it is spawned (malloc reads it at start).
 ARENAS = {"MALLOC_ARENA_MAX": "2"}
 
-_trim = None
+_trim: Callable[[int], int] | bool | None = None  # malloc_trim once looked up; False where there is none
 MADV_PAGEOUT = 21  # linux/mman.h
 
 
@@ -43,7 +47,7 @@ def trim() -> None:
             _trim = _libc().malloc_trim
         except (OSError, AttributeError):
             _trim = False
-    if _trim:
+    if callable(_trim):
         _trim(0)
 
 

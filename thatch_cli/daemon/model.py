@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..model import torch_threads
@@ -31,7 +32,7 @@ class Model:
 
         self.env = env
         self.rundir = rundir
-        self.name = runtime.expected_model(env)
+        self.name = runtime.model_name(env)
         self.ready = threading.Event()
         self.embedder: Embedder | None = None
         self.calibration: Calibration | None = None  # once loaded
@@ -42,6 +43,7 @@ class Model:
         from collections import OrderedDict
 
         self._recent: OrderedDict[str, Any] = OrderedDict()
+        self._pending: dict[str, Future[Any]] = {}  # queries being embedded now
         self._recent_lock = threading.Lock()
 
     def start_loading(self) -> None:
@@ -118,18 +120,33 @@ class Model:
 
     # A query on one torch thread, a batch on all of them (model/torch_threads.py).
 
-    def embed_query(self, text: str):
-        # One prompt is embedded twice in a row (the hook's recall nudge, then
-        # its learned rules): the second time is served from the last few.
+    def embed_query(self, text: str) -> Any:
+        # One prompt is asked for up to three times in a row (the prompt hook's
+        # early embed, its recall nudge, its learned rules): the last few are
+        # kept, and a caller asking while the same text is being embedded waits
+        # for that one instead of queueing a second.
         with self._recent_lock:
             if text in self._recent:
                 self._recent.move_to_end(text)
                 return self._recent[text].copy()  # a caller may scale its own in place
-        vector = self._run(self.get().embed_query, text, threads=1)
+            pending = self._pending.get(text)
+            if pending is None:
+                self._pending[text] = mine = Future[Any]()
+        if pending is not None:
+            return pending.result().copy()
+        try:
+            vector = self._run(self.get().embed_query, text, threads=1)
+        except BaseException as exc:
+            with self._recent_lock:
+                del self._pending[text]
+            mine.set_exception(exc)
+            raise
         with self._recent_lock:
+            del self._pending[text]
             self._recent[text] = vector
             while len(self._recent) > RECENT_QUERIES:
                 self._recent.popitem(last=False)
+        mine.set_result(vector)
         return vector.copy()
 
     def embed_passages(self, texts: list[str]):

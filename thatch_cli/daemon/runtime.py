@@ -196,9 +196,16 @@ def model_source(env: Mapping[str, str]) -> str:
     return os.path.realpath(path) if not name.startswith("fake:") and os.path.isdir(path) else name
 
 
+def model_name(env: Mapping[str, str]) -> str:
+    """expected_model(env), computed (fingerprinting the folder when needed)."""
+    from ..model.embeddings import computed
+
+    return computed(expected_model(env), settings.value(env, "model", strict=False))
+
+
 def identity(env: Mapping[str, str]) -> dict[str, str]:
     """What a daemon must match to serve a command run with `env`."""
-    return {"model": expected_model(env), "version": __version__}
+    return {"model": model_name(env), "version": __version__}
 
 
 # -- locks -------------------------------------------------------------------

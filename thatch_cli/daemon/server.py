@@ -209,7 +209,7 @@ class Server:
             fields = shape.read_request(request)
         except protocol.BadMessage as exc:
             raise ErrorReply("bad_request", str(exc)) from None
-        reply, data = HANDLERS[op](self, fields, payload)
+        reply, data = HANDLERS[shape.op](self, fields, payload)
         return shape.reply(**reply), data
 
 
@@ -229,7 +229,7 @@ def _ask(path: str, header: dict, timeout: float = 2.0) -> dict | None:
         return None
 
 
-def acquire_lock(rundir: str, wanted: dict[str, str], wait: float = LOCK_WAIT) -> int | None:
+def acquire_lock(rundir: str, wanted: dict[str, object], wait: float = LOCK_WAIT) -> int | None:
     """The daemon lock's fd, or None when another daemon serves `wanted`
     (or the holder never lets go)."""
     fd = runtime.open_lock(os.path.join(rundir, runtime.LOCK))

@@ -64,7 +64,7 @@ def _maybe_warm(env: Mapping[str, str]) -> None:
         os.close(fd)
 
 
-def _recently_failed(rundir: str, model: str) -> bool:
+def _recently_failed(rundir: str, model: str | None) -> bool:
     path = os.path.join(rundir, FAILED)
     try:
         if time.time() - os.stat(path).st_mtime > FAILED_BACKOFF:

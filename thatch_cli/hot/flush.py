@@ -28,6 +28,7 @@ the deadline, it prints the reminder of tier 3.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from ..location.scope import project_dir
@@ -144,25 +145,45 @@ def opened_files_text(env: Mapping[str, str], payload: dict, session: str, items
 def nudge_text(env: Mapping[str, str], payload: dict, host: str | None = None) -> str:
     from ..location.scope import here
 
+    prompt = text_field(payload, PROMPT_KEYS)
+    if prompt:
+        # First of all: everything below then runs while the daemon embeds. A
+        # prompt that gets the extraction nudge instead wasted a few ms of
+        # the daemon's time, not the user's.
+        embed_ahead(env, prompt)
     store = here(env, project_dir(env, payload)).store
     if activity.paused(env, store):
         return ""
     session = session_id(payload)
-    items: list = []  # (label, store, score) of what this answer gives the agent, for `thatch activity`
-    opened = opened_files_text(env, payload, session, items) if session else ""
-    text, event = _tier_text(env, payload, session, items)
-    activity.record(env, event, host, session, items, store)
-    return f"{opened}\n\n{text}" if opened else text
-
-
-def _tier_text(env: Mapping[str, str], payload: dict, session: str | None, items: list) -> tuple[str, str]:
+    queue = None
     if session:
         from ..ops.extraction import Queue
 
         queue = Queue(env, session)
-        pending = queue.pending()
-        if pending:
-            return extraction_nudge(len(pending), queue.nudged(), queue.session_id), "extraction"
+    pending = queue.pending() if queue is not None else []
+    items: list = []  # (label, store, score) of what this answer gives the agent, for `thatch activity`
+    opened = opened_files_text(env, payload, session, items) if session else ""
+    text, event = _tier_text(env, payload, queue, pending, items)
+    activity.record(env, event, host, session, items, store)
+    return f"{opened}\n\n{text}" if opened else text
+
+
+def embed_ahead(env: Mapping[str, str], prompt: str) -> None:
+    """Let a warm daemon embed the prompt while this process imports and
+    reads the database (daemon/client.embed_ahead): under a CPU load the two
+    then share the wait instead of adding up."""
+    from .rules import MIN_PROMPT_CHARS
+
+    if len(prompt.strip()) < MIN_PROMPT_CHARS or not os.path.isfile(paths.db_file(env)):
+        return
+    from ..daemon.client import embed_ahead as ask
+
+    ask(env, prompt)
+
+
+def _tier_text(env: Mapping[str, str], payload: dict, queue, pending: list, items: list) -> tuple[str, str]:
+    if pending:
+        return extraction_nudge(len(pending), queue.nudged(), queue.session_id), "extraction"
     prompt = text_field(payload, PROMPT_KEYS)
     nudge = WRITE_NUDGE
     if prompt:

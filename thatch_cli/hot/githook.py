@@ -146,6 +146,7 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
     try:
         new_refs = [c for c in dict.fromkeys(created) if gitfs.branch_exists(loc, c)]
         for branch in gone:
+            count: int | None  # None: the deletion was recorded before (record_deletion)
             target = rename_target(argv, branch)
             if target is None and len(gone) == 1 and len(new_refs) == 1:
                 target = new_refs[0]  # newer git: one transaction holds both halves

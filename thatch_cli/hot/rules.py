@@ -53,15 +53,18 @@ def fired(env: Mapping[str, str], cwd: Path, prompt: str, kinds: tuple[str, ...]
 
     if disabled(env):
         return {}
-    from ..ops import rules
     from ..ops.context import Context
     from ..storage import rules as table
     from ..storage.memories import MemoryDB
-    from ..support.errors import ModelUnavailable
 
     with Context(env=env, cwd=cwd, use_daemon=True, wait_for_model=False,
                  _db=MemoryDB.open_existing(db_path)) as ctx:
         conn = ctx.db().conn
+        if not table.any_matchers(conn, [kind for kind in table.KINDS if kind.name in kinds]):
+            return {}
+        from ..ops import rules
+        from ..support.errors import ModelUnavailable
+
         stores = rules.default_stores(ctx, None)
         wanted = [rules.kind_named(k) for k in kinds if table.matchers(conn, rules.kind_named(k), stores)]
         if not wanted:

@@ -74,6 +74,7 @@ def model_space(name: str | None) -> str | None:
     if not name or not name.strip():
         return None
     base, pooling = _split_pooling(name.strip())
+    family: str | None
     if "@" in base and not _is_path(base):
         family = base.lower()
     else:
@@ -129,10 +130,16 @@ def legacy_renames(models: Sequence[str], model: str, env: Mapping[str, str]) ->
     renames = {}
     for old in models:
         if os.path.isdir(old):
-            renames[old] = local_identity(old, identity_cache(env))
+            renames[old] = computed(local_identity(old, identity_cache(env)), old)
         elif current is not None and legacy_family(old) == legacy_family(current):
-            renames[old] = local_identity(current, identity_cache(env))
+            renames[old] = computed(local_identity(current, identity_cache(env)), current)
     return renames
+
+
+def computed(identity: str | None, name: str) -> str:
+    """An identity worked out with compute=True, which is never None (only a
+    prompt's compute=False leaves it unknown); `name` stands in otherwise."""
+    return identity if identity is not None else name
 
 
 def wants_query_prefix(name: str) -> bool:
@@ -160,7 +167,7 @@ class SentenceTransformerEmbedder:
         self._env = env or {}
         # Loaded from where it is, recorded as what it is (see model_identity).
         self._source = str(path.resolve()) if path.is_dir() else model
-        self._identity = model_identity(self._source, self._env)
+        self._identity = computed(model_identity(self._source, self._env), self._source)
         self._model = None
         self._prefix = BGE_QUERY_PREFIX if wants_query_prefix(self._identity) else ""
 

@@ -53,9 +53,12 @@ def _rank(db: MemoryDB, where: Filter, match: str, limit: int) -> list[Hit]:
     share = _share_of_index(db, stores)
     if share >= 0.25:
         candidates = math.ceil(4 * limit / share) + 100
+        # Rank rowids alone, then read store and slug of the kept ones: reading
+        # them for every match before the sort costs 3-6x on common words.
         ranked = conn.execute(
-            f"SELECT store, slug, {_BM25} AS score FROM entries_fts WHERE entries_fts MATCH ?"
-            " ORDER BY score LIMIT ?", (match, candidates)).fetchall()
+            f"SELECT f.store, f.slug, r.score FROM (SELECT rowid AS id, {_BM25} AS score FROM entries_fts"
+            " WHERE entries_fts MATCH ? ORDER BY score LIMIT ?) AS r JOIN entries_fts AS f ON f.rowid = r.id",
+            (match, candidates)).fetchall()
         # Ties go by store and slug, as below; sorting on them in SQL would
         # read both columns of every match.
         ranked.sort(key=lambda row: (row[2], row[0], row[1]))

@@ -14,7 +14,6 @@ Standard library only: the prompt hook reads matchers through here.
 from __future__ import annotations
 
 import sqlite3
-import uuid
 from datetime import datetime, timezone
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook would pay ~2 ms to import typing
@@ -111,6 +110,13 @@ def has_tables(conn: sqlite3.Connection, kind: Kind) -> bool:
     return len(names) == 4
 
 
+def _new_id() -> str:
+    # uuid imports platform (~7 ms): only writes pay for it, never the prompt hook.
+    import uuid
+
+    return str(uuid.uuid4())
+
+
 def now() -> str:
     """The original's timestamps: ISO 8601 with milliseconds, UTC."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
@@ -129,6 +135,13 @@ def matchers(conn: sqlite3.Connection, kind: Kind, stores: Sequence[str]) -> lis
         return []
     return conn.execute(f"SELECT id, store, description, embedding, model FROM {kind.matchers}"
                         f" WHERE store IN ({_marks(stores)})", list(stores)).fetchall()
+
+
+def any_matchers(conn: sqlite3.Connection, kinds: Sequence[Kind] = KINDS) -> bool:
+    """Whether any store has a matcher of `kinds`: the prompt hook looks no
+    further (no model call, no rule code) in the usual file without rules."""
+    return any(has_tables(conn, kind) and conn.execute(f"SELECT 1 FROM {kind.matchers} LIMIT 1").fetchone()
+               for kind in kinds)
 
 
 ITEM_COLUMNS = ("id", "store", "statement", "rationale", "confidence", "confirm_count", "disconfirm_count",
@@ -197,7 +210,7 @@ def counts(conn: sqlite3.Connection, kind: Kind) -> dict[str, int]:
 def create_matcher(conn: sqlite3.Connection, kind: Kind, store: str, description: str, embedding: bytes | None,
                    model: str | None) -> str:
     conn.execute("INSERT OR IGNORE INTO stores (name) VALUES (?)", (store,))
-    new_id, stamp = str(uuid.uuid4()), now()
+    new_id, stamp = _new_id(), now()
     conn.execute(f"INSERT INTO {kind.matchers} (id, store, description, embedding, model, created_at, updated_at)"
                  " VALUES (?, ?, ?, ?, ?, ?, ?)", (new_id, store, description, embedding, model, stamp, stamp))
     return new_id
@@ -206,7 +219,7 @@ def create_matcher(conn: sqlite3.Connection, kind: Kind, store: str, description
 def create_item(conn: sqlite3.Connection, kind: Kind, store: str, statement: str, rationale: str | None,
                 embedding: bytes | None, model: str | None) -> str:
     conn.execute("INSERT OR IGNORE INTO stores (name) VALUES (?)", (store,))
-    new_id, stamp = str(uuid.uuid4()), now()
+    new_id, stamp = _new_id(), now()
     conn.execute(f"INSERT INTO {kind.items} (id, store, statement, rationale, embedding, model, confidence,"
                  " confirm_count, disconfirm_count, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?)",
                  (new_id, store, statement, rationale, embedding, model, P0, stamp, stamp))
@@ -234,7 +247,7 @@ def adjust(conn: sqlite3.Connection, kind: Kind, item_id: str, signal: str) -> N
 
 def add_provenance(conn: sqlite3.Connection, kind: Kind, item_id: str, signal: str, detail: str | None) -> None:
     conn.execute(f"INSERT INTO {kind.provenance} (id, {kind.fk}, signal, detail) VALUES (?, ?, ?, ?)",
-                 (str(uuid.uuid4()), item_id, signal, detail))
+                 (_new_id(), item_id, signal, detail))
 
 
 def delete_item(conn: sqlite3.Connection, kind: Kind, item_id: str) -> bool:

@@ -60,8 +60,20 @@ def _server_runs_thatch(value: Any) -> bool:
         return False
     import shlex
 
-    args = value.get("args") if isinstance(value.get("args"), list) else []
+    args = _list(value, "args")
     return runs_thatch(shlex.join([value["command"], *[str(a) for a in args]]), ("mcp",))
+
+
+def _table(config: dict, key: str) -> dict:
+    """config[key] when it is a table, else an empty one."""
+    value = config.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _list(config: dict, key: str) -> list:
+    """config[key] when it is an array, else an empty one."""
+    value = config.get(key)
+    return value if isinstance(value, list) else []
 
 
 def _handler_is_ours(value: Any) -> bool:
@@ -142,7 +154,7 @@ class CodexConfig:
         handlers in that group)]}}; SetupProblem for what cannot be edited section by section."""
         found: dict[str, Any] = {"servers": {}, "handlers": {}}
         all_sections = tomlsections.sections(text)
-        servers = config.get("mcp_servers") if isinstance(config.get("mcp_servers"), dict) else {}
+        servers = _table(config, "mcp_servers")
         for name, value in servers.items():
             if not _server_runs_thatch(value):
                 continue
@@ -151,9 +163,10 @@ class CodexConfig:
                 raise SetupProblem(f"{self.path}: the MCP server {name!r} that runs thatch is written inline; make it"
                                    f" a [mcp_servers.{name}] table (or remove it), then run setup again")
             found["servers"][name] = mine
-        hooks = config.get("hooks") if isinstance(config.get("hooks"), dict) else {}
+        hooks = _table(config, "hooks")
         for event in {*self.hooks, *[e for e in hooks if e != "state"]}:
-            group, members = None, []
+            group: Any = None
+            members: list[Any] = []
             listed = []
             for section in all_sections:
                 if section.path == ("hooks", event) and section.array:
@@ -162,10 +175,9 @@ class CodexConfig:
                     members.append(section)
                     listed.append((section, group, members))
             ours = [(s, g, m) for s, g, m in listed if _handler_is_ours(_body(text, s))]
-            counted = sum(len(g.get("hooks") or []) for g in hooks.get(event) or [] if isinstance(g, dict)) \
-                if isinstance(hooks.get(event), list) else 0
-            if any(_handler_is_ours(h) for g in (hooks.get(event) if isinstance(hooks.get(event), list) else [])
-                   if isinstance(g, dict) for h in (g.get("hooks") or [])) and len(listed) != counted:
+            groups = [g for g in _list(hooks, event) if isinstance(g, dict)]
+            counted = sum(len(g.get("hooks") or []) for g in groups)
+            if any(_handler_is_ours(h) for g in groups for h in (g.get("hooks") or [])) and len(listed) != counted:
                 raise SetupProblem(f"{self.path}: the {event} hooks are written inline; write them as [[hooks.{event}]]"
                                    " tables (or remove thatch's), then run setup again")
             if ours:
@@ -263,7 +275,7 @@ class CodexConfig:
         reformatted or regrouped them); `foreign` for a server named thatch
         that runs something else."""
         config = load(self.path, text)
-        servers = config.get("mcp_servers") if isinstance(config.get("mcp_servers"), dict) else {}
+        servers = _table(config, "mcp_servers")
         if "thatch" in servers and not _server_runs_thatch(servers["thatch"]):
             return "foreign", "an MCP server named thatch that does not run `thatch mcp` (someone else's)"
         found = self._find(text, config)
