@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from typing import Mapping, Protocol, Sequence
 
     import numpy as np
+    from sentence_transformers import SentenceTransformer
 
     class Embedder(Protocol):
         @property
@@ -168,7 +169,7 @@ class SentenceTransformerEmbedder:
         # Loaded from where it is, recorded as what it is (see model_identity).
         self._source = str(path.resolve()) if path.is_dir() else model
         self._identity = computed(model_identity(self._source, self._env), self._source)
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self._prefix = BGE_QUERY_PREFIX if wants_query_prefix(self._identity) else ""
 
     @property
