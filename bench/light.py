@@ -4,7 +4,8 @@ Times `list`, `show` and `stores` of this thatch and of the original
 (sysread/thatch, `bin/thatch` under Bun from the npm package bun@1.3.0) on
 the same database, interleaved in one run (A B A B ...), and prints the
 medians and their ratios as a Markdown table (saved to bench/results/).
-Target: each ratio at most 1.0. `list` is measured twice: with the store
+Target: each ratio at most 1.0. `--against REV` also times the thatch of
+commit REV in the same rounds, for a before/after table. `list` is measured twice: with the store
 named, and detected from a git repository's origin (the original asks
 `git remote get-url origin`, thatch reads its identity cache).
 
@@ -106,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--original-repo", default="https://github.com/sysread/thatch",
                         help="where to clone the original from (a URL or a local checkout)")
     parser.add_argument("--no-original", action="store_true", help="compare with `python -c pass` only")
+    parser.add_argument("--against", metavar="REV",
+                        help="also time the thatch of commit REV in the same rounds (before and after a change)")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="thatch-light-") as scratch:
@@ -135,6 +138,12 @@ def main(argv: list[str] | None = None) -> int:
             "thatch show LABEL STORE": ([*thatch, "show", label, STORE], work),
             "thatch stores": ([*thatch, "stores"], work),
         }
+        if args.against:
+            log(f"installing thatch {args.against} into a fresh virtualenv")
+            before = [str(install_thatch(work, args.against) / "thatch")]
+            for name in [n for n in cases if n.startswith("thatch ")]:
+                command, cwd = cases[name]
+                cases[f"{args.against}: {name}"] = ([*before, *command[1:]], cwd)
         pairs = {"thatch list STORE": "original list STORE", "thatch list (detected)": "original list (detected)",
                  "thatch show LABEL STORE": "original show LABEL STORE", "thatch stores": "original stores"}
         if found is not None:
@@ -168,6 +177,12 @@ def main(argv: list[str] | None = None) -> int:
             ratio, target, met = f"{value:.2f}x python -c pass", "<= 2.5x", "yes" if value <= 2.5 else "**no**"
         lines.append(f"| {name} | {median[name] * 1000:.1f} ms | {min(samples) * 1000:.1f} ms |"
                      f" {max(samples) * 1000:.1f} ms | {ratio} | {target} | {met} |")
+    if args.against:
+        lines += ["", f"| command | this checkout | {args.against} | ratio (same run) |", "|---|---:|---:|---:|"]
+        for name in [n for n in times if n.startswith("thatch ")]:
+            then = median[f"{args.against}: {name}"]
+            lines.append(f"| {name} | {median[name] * 1000:.1f} ms | {then * 1000:.1f} ms |"
+                         f" {median[name] / then:.2f}x |")
     if found is None:
         lines += ["", "The original could not be set up here: ratios are against `python -c pass`."]
     report = "\n".join(lines) + "\n"
