@@ -88,9 +88,9 @@ def test_fixed_choices_are_exported_from_the_library_constants():
     from thatch_cli.cli.spec import SPEC as data
     from thatch_cli.integrations import hosts
     from thatch_cli.integrations import shell as shellinit
-    from thatch_cli.ops import sync_setup
     from thatch_cli.storage.rules import KIND_NAMES
     from thatch_cli.support import validate
+    from thatch_cli.sync import setup as sync_setup
 
     choices = {(path, p["name"]): p["choices"] for path, command in data["commands"].items()
                for p in command["params"] if p["choices"]}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from thatch_cli.sync import records, secrets, tree
+from thatch_cli.support import secrets
+from thatch_cli.sync import records, tree
 
 from helpers import git
 

@@ -189,7 +189,7 @@ _LINE_BREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
 
 def _readings(text: str) -> list[tuple[str, bool]]:
     """(a reading of `text`, whether generic rules run on it)."""
-    from ..support.textsafe import hidden
+    from .textsafe import hidden
 
     plain = "".join(ch for ch in text if ch in "\n\t" or not hidden(ch))
     readings = [(plain, True)]
