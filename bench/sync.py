@@ -339,6 +339,11 @@ def main(argv: list[str] | None = None) -> int:
                                                       "findable"))
     args = parser.parse_args(argv)
     started = datetime.now(UTC)
+    # Bytecode, as an installed thatch has it: with PYTHONDONTWRITEBYTECODE set
+    # (CI, some shells) every `thatch` process would compile its modules first.
+    import compileall
+
+    compileall.compile_dir(str(HERE.parent / "thatch_cli"), quiet=1)
     rows: list = []
     wanted = set(args.only or ("initial", "ssh", "ratios", "incremental", "writers", "findable"))
     if "initial" in wanted:

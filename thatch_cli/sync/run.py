@@ -94,6 +94,7 @@ def _rounds(ctx: Context, git: tree.Git, repo: SyncedRepository, outcome: Outcom
     tracking = tree.tracking_ref(repo.remote)
     optimistic = fetch and push and not dry_run and git.ref(tracking) is not None
     declined: str | None = None
+    guessed: str | None = None  # the tip the first round merged and had nothing to push to
     for round_ in range(MAX_ROUNDS + optimistic):
         outcome.rounds = round_ + 1 - optimistic if round_ else 1
         first_guess = optimistic and round_ == 0
@@ -101,6 +102,11 @@ def _rounds(ctx: Context, git: tree.Git, repo: SyncedRepository, outcome: Outcom
             fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout, stall)
             if not fetched.ok:
                 return _failed(ctx, outcome, repo, fetched, background)
+            if guessed is not None and git.ref(tracking) == guessed:
+                # Nobody pushed since the tip the first round merged: a second merge would change nothing.
+                outcome.status = _settled(outcome, dry_run)
+                break
+            guessed = None
         remote_tip = git.ref(tracking)
         outcome.held, outcome.skipped = [], []
         if remote_tip and git.has(remote_tip) and git.kind(remote_tip) != "commit":
@@ -113,6 +119,7 @@ def _rounds(ctx: Context, git: tree.Git, repo: SyncedRepository, outcome: Outcom
         outcome.commit = new_tip
         if dry_run or not push or declined or new_tip is None or new_tip == remote_tip:
             if first_guess:
+                guessed = remote_tip
                 continue  # nothing of ours to push: fetch what others pushed
             outcome.status = _settled(outcome, dry_run)
             break
