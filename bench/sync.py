@@ -51,6 +51,9 @@ from machine import describe
 from perf import save_report
 
 THATCH = [sys.executable, "-m", "thatch_cli"]
+# --daemon: each clone's warm daemon embeds (as users have it; a real model
+# then loads once per machine, not in every sync). Off: in each process.
+DAEMON = {"THATCH_DAEMON": "0"}
 WORDS = ["deploy", "cache", "index", "queue", "retry", "schema", "token", "build", "release", "staging", "worker", "batch", "shard", "merge", "branch", "review", "lint", "test", "docker", "proxy", "timeout", "budget", "vector", "keyword", "import", "export", "backup", "restore", "hook"]
 
 
@@ -71,7 +74,7 @@ class Clone:
         self.env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
                     "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".state"),
                     "XDG_RUNTIME_DIR": str(home / ".run"), "THATCH_DB": str(base / f"{name}.db"),
-                    "THATCH_MODEL": model, "THATCH_DAEMON": "0", "GIT_CONFIG_GLOBAL": os.devnull,
+                    "THATCH_MODEL": model, **DAEMON, "GIT_CONFIG_GLOBAL": os.devnull,
                     "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": f"{name}@example.com",
                     "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": f"{name}@example.com",
                     "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")}
@@ -92,6 +95,11 @@ class Clone:
         if result.returncode not in (0, 5):
             raise RuntimeError(f"{self.name}: thatch {' '.join(args)}: {result.stderr.strip()[:300]}")
         return took, result.stdout
+
+    def close(self) -> None:
+        """Stop this clone's daemon (its socket is about to be deleted)."""
+        if self.env["THATCH_DAEMON"] != "0":
+            subprocess.run([*THATCH, "daemon", "stop"], cwd=self.path, env=self.env, capture_output=True, check=False)
 
     def sync(self) -> tuple[float, dict]:
         took, out = self.thatch("sync", "--json")
@@ -279,41 +287,50 @@ def ratios(args, rows: list, ssh: str) -> None:
     with tempfile.TemporaryDirectory(prefix="thatch-sync-") as tmp:
         base = Path(tmp)
         bare, (ann, bob) = team(base, 2, args.model, ssh)
-        fill(ann, min(args.memories, 200))
-        ann.sync(), bob.sync()
-        plain = base / "plain.git"
-        git(base, "init", "-q", "--bare", "-b", "main", str(plain))
-        env = {**ann.env}
-        for name in ("p", "q"):
-            git(base, "clone", "-q", f"ssh://thatch-test{plain}", str(base / name), env=env)
-        (base / "p" / "note.txt").write_text("0\n")
-        git(base / "p", "add", "note.txt", env=env)
-        git(base / "p", "commit", "-qm", "0", env=env)
+        try:
+            _ratios(args, rows, base, ann, bob)
+        finally:
+            ann.close(), bob.close()
+
+
+def _ratios(args, rows: list, base: Path, ann: Clone, bob: Clone) -> None:
+    fill(ann, min(args.memories, 200))
+    ann.sync(), bob.sync()
+    if DAEMON["THATCH_DAEMON"] != "0":  # warm, as a user's daemon is after the first commands
+        ann.thatch("recall", "warm up"), bob.thatch("recall", "warm up")
+    plain = base / "plain.git"
+    git(base, "init", "-q", "--bare", "-b", "main", str(plain))
+    env = {**ann.env}
+    for name in ("p", "q"):
+        git(base, "clone", "-q", f"ssh://thatch-test{plain}", str(base / name), env=env)
+    (base / "p" / "note.txt").write_text("0\n")
+    git(base / "p", "add", "note.txt", env=env)
+    git(base / "p", "commit", "-qm", "0", env=env)
+    git(base / "p", "push", "-q", "origin", "HEAD:main", env=env)
+    git(base / "q", "fetch", "-q", env=env)
+    change, plain_change, noop, plain_noop = [], [], [], []
+    for run in range(max(args.runs, 5)):
+        edit(ann, run, f"Edited by ann, run {run}.")
+        change.append(ann.sync()[0] + bob.sync()[0])
+        started = time.perf_counter()
+        (base / "p" / "note.txt").write_text(f"{run + 1}\n")
+        git(base / "p", "commit", "-qam", str(run + 1), env=env)
         git(base / "p", "push", "-q", "origin", "HEAD:main", env=env)
         git(base / "q", "fetch", "-q", env=env)
-        change, plain_change, noop, plain_noop = [], [], [], []
-        for run in range(max(args.runs, 5)):
-            edit(ann, run, f"Edited by ann, run {run}.")
-            change.append(ann.sync()[0] + bob.sync()[0])
-            started = time.perf_counter()
-            (base / "p" / "note.txt").write_text(f"{run + 1}\n")
-            git(base / "p", "commit", "-qam", str(run + 1), env=env)
-            git(base / "p", "push", "-q", "origin", "HEAD:main", env=env)
-            git(base / "q", "fetch", "-q", env=env)
-            plain_change.append(time.perf_counter() - started)
-            noop.append(ann.sync()[0])
-            started = time.perf_counter()
-            git(base / "q", "fetch", "-q", env=env)
-            plain_noop.append(time.perf_counter() - started)
-            log(f"ratios run {run + 1}: change {change[-1]:.2f} s vs git {plain_change[-1]:.2f} s;"
-                f" no-op {noop[-1]:.2f} s vs git fetch {plain_noop[-1]:.2f} s")
-        median = statistics.median
-        rows += [("one changed memory A to B over ssh: A's sync + B's sync", change, "s"),
-                 ("the same with plain git: commit + push + the other clone's fetch of one small file", plain_change,
-                  "s"),
-                 ("ratio, one change (target at most 2)", [median(change) / median(plain_change)], ""),
-                 ("no-op sync over ssh", noop, "s"), ("no-op git fetch over ssh", plain_noop, "s"),
-                 ("ratio, no-op (target at most 1.5)", [median(noop) / median(plain_noop)], "")]
+        plain_change.append(time.perf_counter() - started)
+        noop.append(ann.sync()[0])
+        started = time.perf_counter()
+        git(base / "q", "fetch", "-q", env=env)
+        plain_noop.append(time.perf_counter() - started)
+        log(f"ratios run {run + 1}: change {change[-1]:.2f} s vs git {plain_change[-1]:.2f} s;"
+            f" no-op {noop[-1]:.2f} s vs git fetch {plain_noop[-1]:.2f} s")
+    median = statistics.median
+    rows += [("one changed memory A to B over ssh: A's sync + B's sync", change, "s"),
+             ("the same with plain git: commit + push + the other clone's fetch of one small file", plain_change,
+              "s"),
+             ("ratio, one change (target at most 2)", [median(change) / median(plain_change)], ""),
+             ("no-op sync over ssh", noop, "s"), ("no-op git fetch over ssh", plain_noop, "s"),
+             ("ratio, no-op (target at most 1.5)", [median(noop) / median(plain_noop)], "")]
 
 
 def _fetch_seconds(base: Path, url: str, env: dict) -> float:
@@ -446,12 +463,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--model", default="fake:384")
     parser.add_argument("--no-ssh", action="store_true")
+    parser.add_argument("--daemon", action="store_true", help="embed in each clone's warm daemon (as by default)")
     parser.add_argument("--pull-sizes", type=lambda text: [int(n) for n in text.split(",")], default=[1000, 10_000],
                         help="memories in each first pull of --only bigpull (comma-separated)")
     parser.add_argument("--only", nargs="*", choices=("initial", "ssh", "ratios", "incremental", "writers",
                                                       "findable", "bigpull"))
     args = parser.parse_args(argv)
     started = datetime.now(UTC)
+    if args.daemon:
+        DAEMON["THATCH_DAEMON"] = "1"
     # Bytecode, as an installed thatch has it: with PYTHONDONTWRITEBYTECODE set
     # (CI, some shells) every `thatch` process would compile its modules first.
     import compileall

@@ -37,8 +37,14 @@ def load_cache(common_dir: Path) -> dict[str, CacheEntry]:
     return found if isinstance(found, dict) else {}
 
 
-def save_cache(common_dir: Path, cache: dict[str, CacheEntry], keep: set[str]) -> None:
-    """Keep the entries of the blobs in the commits just read."""
+def save_cache(common_dir: Path, cache: dict[str, CacheEntry], keep: set[str],
+               parsed: dict[str, Record | str]) -> None:
+    """Keep the entries of the blobs in the commits just read, with those
+    of the files this sync parsed (their digests are computed here, after
+    what came in is written, not while it waits to be)."""
+    for sha, record in parsed.items():
+        if isinstance(record, Record) and sha in keep and sha not in cache:
+            cache[sha] = cache_entry(record)
     from ..support.files import write_json_cache
 
     write_json_cache(common_dir / CACHE_FILE, {"version": CACHE_VERSION, "fields": list(SYNCED_FIELDS),
@@ -74,7 +80,7 @@ def read_side(step: Round, snapshot: Snapshot, *, trusted: bool) -> dict[str, Re
     checks; failures go to the outcome's `skipped` unless `trusted` (a
     commit this database merged before). Files known from an earlier read
     (the cache) are not read again."""
-    memo, cache, seen = step.parsed, step.shared.cache, step.shared.seen
+    memo, cache, seen = step.shared.parsed, step.shared.cache, step.shared.seen
     wanted = [e.sha for e in snapshot.memories.values()
               if e.sha not in memo and e.sha not in cache and e.size <= records.MAX_RECORD_BYTES]
     data = step.git.blobs(wanted)
@@ -97,7 +103,6 @@ def read_side(step: Round, snapshot: Snapshot, *, trusted: bool) -> dict[str, Re
             else:
                 try:
                     got = records.parse(entry.path, data[entry.sha], now)
-                    cache[entry.sha] = cache_entry(got)
                 except jsonl.Invalid as exc:
                     got = str(exc)
         memo[entry.sha] = got

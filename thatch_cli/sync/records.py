@@ -134,6 +134,8 @@ class Record:
 
     @property
     def deleted(self) -> bool:
+        if self._digest is None and self._fields is not _UNREAD:
+            return self._fields is None  # without computing the digest (a big pull's merge asks for each)
         return self.digest == "deleted"
 
     def same(self, other: Record | None) -> bool:

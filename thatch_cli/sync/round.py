@@ -58,8 +58,8 @@ CacheEntry = list[Any]
 class Shared:
     """What every round of one sync uses: the labels allowed past the
     credential check, the git time limits, the cache of files already read
-    (with the blobs this sync saw, which the cache keeps), and what came in,
-    to embed after the lock is released."""
+    (with the blobs this sync saw, which the cache keeps, and the files it
+    parsed), and what came in, to embed after the lock is released."""
 
     allowed: set[str]
     timeout: float
@@ -67,12 +67,15 @@ class Shared:
     cache: dict[str, CacheEntry]
     seen: set[str] = field(default_factory=set)
     written: list[tuple[str, str]] = field(default_factory=list)  # (slug, content)
+    # blob id -> its record, or why it failed: read once per sync, and cached
+    # (its digest computed) only when the sync saves the cache.
+    parsed: dict[str, Record | str] = field(default_factory=dict)
 
 
 @dataclass
 class Round:
     """One fetch-merge-commit round (before its push): the remote tip it
-    merges, what it will push, the files it parsed and the purged texts."""
+    merges, what it will push and the purged texts."""
 
     ctx: Context
     git: Git
@@ -81,7 +84,6 @@ class Round:
     outcome: Outcome
     shared: Shared
     pushed: Counts = field(default_factory=counts)
-    parsed: dict[str, Record | str] = field(default_factory=dict)  # blob id -> its record, or why it failed
     purged: set[str] = field(default_factory=set)
 
     @property

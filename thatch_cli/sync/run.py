@@ -69,7 +69,7 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
                 outcome = _rounds(ctx, git, repo, outcome, shared, fetch=fetch, push=push, background=background,
                                   dry_run=dry_run)
             finally:
-                save_cache(repo.common_dir, shared.cache, shared.seen)
+                save_cache(repo.common_dir, shared.cache, shared.seen, shared.parsed)
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
