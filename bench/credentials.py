@@ -3,7 +3,7 @@
     python bench/credentials.py [--json] [--show]
 
 Runs the scanner `thatch sync` and `remember` use (gitleaks' rules and
-thatch's, thatch_cli/sync/secrets.py) over two corpora written for it:
+thatch's, thatch_cli/support/secrets.py) over two corpora written for it:
 bench/data/secrets_corpus.json (credentials as people and agents write
 them: provider token formats in prose, prose passwords, and the same
 tokens split over two lines, with a zero-width space or soft hyphen inside,
@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-from thatch_cli.sync import secrets  # noqa: E402
+from thatch_cli.support import secrets  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 

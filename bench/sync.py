@@ -51,6 +51,9 @@ from machine import describe
 from perf import save_report
 
 THATCH = [sys.executable, "-m", "thatch_cli"]
+# --daemon: each clone's warm daemon embeds (as users have it; a real model
+# then loads once per machine, not in every sync). Off: in each process.
+DAEMON = {"THATCH_DAEMON": "0"}
 WORDS = ["deploy", "cache", "index", "queue", "retry", "schema", "token", "build", "release", "staging", "worker", "batch", "shard", "merge", "branch", "review", "lint", "test", "docker", "proxy", "timeout", "budget", "vector", "keyword", "import", "export", "backup", "restore", "hook"]
 
 
@@ -71,7 +74,7 @@ class Clone:
         self.env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
                     "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".state"),
                     "XDG_RUNTIME_DIR": str(home / ".run"), "THATCH_DB": str(base / f"{name}.db"),
-                    "THATCH_MODEL": model, "THATCH_DAEMON": "0", "GIT_CONFIG_GLOBAL": os.devnull,
+                    "THATCH_MODEL": model, **DAEMON, "GIT_CONFIG_GLOBAL": os.devnull,
                     "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": f"{name}@example.com",
                     "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": f"{name}@example.com",
                     "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")}
@@ -92,6 +95,11 @@ class Clone:
         if result.returncode not in (0, 5):
             raise RuntimeError(f"{self.name}: thatch {' '.join(args)}: {result.stderr.strip()[:300]}")
         return took, result.stdout
+
+    def close(self) -> None:
+        """Stop this clone's daemon (its socket is about to be deleted)."""
+        if self.env["THATCH_DAEMON"] != "0":
+            subprocess.run([*THATCH, "daemon", "stop"], cwd=self.path, env=self.env, capture_output=True, check=False)
 
     def sync(self) -> tuple[float, dict]:
         took, out = self.thatch("sync", "--json")
@@ -279,41 +287,161 @@ def ratios(args, rows: list, ssh: str) -> None:
     with tempfile.TemporaryDirectory(prefix="thatch-sync-") as tmp:
         base = Path(tmp)
         bare, (ann, bob) = team(base, 2, args.model, ssh)
-        fill(ann, min(args.memories, 200))
-        ann.sync(), bob.sync()
-        plain = base / "plain.git"
-        git(base, "init", "-q", "--bare", "-b", "main", str(plain))
-        env = {**ann.env}
-        for name in ("p", "q"):
-            git(base, "clone", "-q", f"ssh://thatch-test{plain}", str(base / name), env=env)
-        (base / "p" / "note.txt").write_text("0\n")
-        git(base / "p", "add", "note.txt", env=env)
-        git(base / "p", "commit", "-qm", "0", env=env)
+        try:
+            _ratios(args, rows, base, ann, bob)
+        finally:
+            ann.close(), bob.close()
+
+
+def _ratios(args, rows: list, base: Path, ann: Clone, bob: Clone) -> None:
+    fill(ann, min(args.memories, 200))
+    ann.sync(), bob.sync()
+    if DAEMON["THATCH_DAEMON"] != "0":  # warm, as a user's daemon is after the first commands
+        ann.thatch("recall", "warm up"), bob.thatch("recall", "warm up")
+    plain = base / "plain.git"
+    git(base, "init", "-q", "--bare", "-b", "main", str(plain))
+    env = {**ann.env}
+    for name in ("p", "q"):
+        git(base, "clone", "-q", f"ssh://thatch-test{plain}", str(base / name), env=env)
+    (base / "p" / "note.txt").write_text("0\n")
+    git(base / "p", "add", "note.txt", env=env)
+    git(base / "p", "commit", "-qm", "0", env=env)
+    git(base / "p", "push", "-q", "origin", "HEAD:main", env=env)
+    git(base / "q", "fetch", "-q", env=env)
+    change, plain_change, noop, plain_noop = [], [], [], []
+    for run in range(max(args.runs, 5)):
+        edit(ann, run, f"Edited by ann, run {run}.")
+        change.append(ann.sync()[0] + bob.sync()[0])
+        started = time.perf_counter()
+        (base / "p" / "note.txt").write_text(f"{run + 1}\n")
+        git(base / "p", "commit", "-qam", str(run + 1), env=env)
         git(base / "p", "push", "-q", "origin", "HEAD:main", env=env)
         git(base / "q", "fetch", "-q", env=env)
-        change, plain_change, noop, plain_noop = [], [], [], []
-        for run in range(max(args.runs, 5)):
-            edit(ann, run, f"Edited by ann, run {run}.")
-            change.append(ann.sync()[0] + bob.sync()[0])
+        plain_change.append(time.perf_counter() - started)
+        noop.append(ann.sync()[0])
+        started = time.perf_counter()
+        git(base / "q", "fetch", "-q", env=env)
+        plain_noop.append(time.perf_counter() - started)
+        log(f"ratios run {run + 1}: change {change[-1]:.2f} s vs git {plain_change[-1]:.2f} s;"
+            f" no-op {noop[-1]:.2f} s vs git fetch {plain_noop[-1]:.2f} s")
+    median = statistics.median
+    rows += [("one changed memory A to B over ssh: A's sync + B's sync", change, "s"),
+             ("the same with plain git: commit + push + the other clone's fetch of one small file", plain_change,
+              "s"),
+             ("ratio, one change (target at most 2)", [median(change) / median(plain_change)], ""),
+             ("no-op sync over ssh", noop, "s"), ("no-op git fetch over ssh", plain_noop, "s"),
+             ("ratio, no-op (target at most 1.5)", [median(noop) / median(plain_noop)], "")]
+
+
+def _fetch_seconds(base: Path, url: str, env: dict) -> float:
+    """A plain `git fetch` of the memories ref into an empty repository."""
+    fresh = Path(tempfile.mkdtemp(prefix="fetch-", dir=base))
+    git(fresh, "init", "-q", env=env)
+    started = time.perf_counter()
+    git(fresh, "fetch", "-q", url, "refs/thatch/memories:refs/thatch/fetched", env=env)
+    return time.perf_counter() - started
+
+
+def _with_vectors(clone: Clone, bare: Path) -> None:
+    """The alternative design, for its size and fetch time: the ref `clone`
+    fetched, with each record carrying the vector `clone` made of its
+    memory (base64 float32), pushed as refs/thatch/memories of `bare`."""
+    import base64
+
+    from thatch_cli.sync import tree
+
+    with sqlite3.connect(clone.db) as conn:
+        vectors = dict(conn.execute("SELECT slug, embedding FROM entries WHERE embedding IS NOT NULL"))
+    with tree.Git(clone.path, clone.env) as repo:
+        tip = repo.ref(tree.tracking_ref("origin"))
+        snapshot = repo.snapshot(tip)
+        data = repo.blobs(e.sha for e in snapshot.memories.values())
+        blobs: dict[str, bytes | None] = {}
+        for slug, entry in snapshot.memories.items():
+            text = data[entry.sha].rstrip()  # the record as thatch wrote it, with one more key
+            blobs[entry.path] = text[:-1].rstrip() + b',\n  "vector": "' + base64.b64encode(vectors[slug]) + b'"\n}\n'
+        commit = repo.write_commit(snapshot, blobs, [], "bench <bench@example.com>", "with vectors\n", now=0)
+    git(clone.path, "push", "-q", str(bare), f"{commit}:refs/thatch/memories", env=clone.env)
+
+
+def big_pull(args, rows: list, ssh: str | None) -> None:
+    """A first pull of N memories (the puller embeds with --model; the
+    pusher's model does not matter, records carry no vectors): when all of
+    them are searchable by keywords, against a plain `git fetch` of the ref
+    in the same run; when all have vectors; whether another sync meanwhile
+    succeeds; and the alternative of vectors travelling in the records
+    (the ref's size and fetch time)."""
+    how = "ssh" if ssh else "path"
+    for count in args.pull_sizes:
+        with tempfile.TemporaryDirectory(prefix="thatch-sync-") as tmp:
+            base = Path(tmp)
+            bare, (ann,) = team(base, 1, "fake:384", ssh)
+            fill(ann, count)
+            ann.sync()
+            bob = Clone(base, "bob", bare, args.model, ssh)
+            prefix = "ssh://thatch-test" if ssh else ""
+            fetch = _fetch_seconds(base, f"{prefix}{bare}", bob.env)
+            last = f"Note {count - 1} "
             started = time.perf_counter()
-            (base / "p" / "note.txt").write_text(f"{run + 1}\n")
-            git(base / "p", "commit", "-qam", str(run + 1), env=env)
-            git(base / "p", "push", "-q", "origin", "HEAD:main", env=env)
-            git(base / "q", "fetch", "-q", env=env)
-            plain_change.append(time.perf_counter() - started)
-            noop.append(ann.sync()[0])
-            started = time.perf_counter()
-            git(base / "q", "fetch", "-q", env=env)
-            plain_noop.append(time.perf_counter() - started)
-            log(f"ratios run {run + 1}: change {change[-1]:.2f} s vs git {plain_change[-1]:.2f} s;"
-                f" no-op {noop[-1]:.2f} s vs git fetch {plain_noop[-1]:.2f} s")
-        median = statistics.median
-        rows += [("one changed memory A to B over ssh: A's sync + B's sync", change, "s"),
-                 ("the same with plain git: commit + push + the other clone's fetch of one small file", plain_change,
-                  "s"),
-                 ("ratio, one change (target at most 2)", [median(change) / median(plain_change)], ""),
-                 ("no-op sync over ssh", noop, "s"), ("no-op git fetch over ssh", plain_noop, "s"),
-                 ("ratio, no-op (target at most 1.5)", [median(noop) / median(plain_noop)], "")]
+            first = subprocess.Popen([*THATCH, "sync", "--json"], cwd=bob.path, env=bob.env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+            keywords = meaning = None
+            second: list[tuple[int, float]] = []
+
+            def another(into: list = second) -> None:
+                """Another sync while the first embeds: it must not fail."""
+                at = time.perf_counter()
+                other = subprocess.run([*THATCH, "sync", "--json"], cwd=bob.path, env=bob.env, capture_output=True,
+                                       text=True)
+                into.append((other.returncode, time.perf_counter() - at))
+
+            meanwhile = threading.Thread(target=another)
+            while time.perf_counter() - started < 3600:
+                try:
+                    with sqlite3.connect(f"file:{bob.db}?mode=ro", uri=True) as conn:
+                        rows_in = conn.execute("SELECT count(*), count(embedding) FROM entries").fetchone()
+                        hit = conn.execute("SELECT 1 FROM entries_fts WHERE entries_fts MATCH ?",
+                                           (f'"number {count - 1}"',)).fetchone()
+                except sqlite3.Error:
+                    rows_in, hit = (0, 0), None
+                now = time.perf_counter() - started
+                if keywords is None and hit and rows_in[0] >= count:
+                    keywords = now
+                    meanwhile.start()
+                if rows_in[1] >= count:
+                    meaning = now
+                    break
+                if first.poll() is not None and rows_in[1] < count and keywords is not None:
+                    meaning = float("nan")
+                    break
+                time.sleep(0.05)
+            out, err = first.communicate(timeout=3600)
+            meanwhile.join(600)
+            report = json.loads(out)
+            assert report["pulled"]["created"] == count, (report, err[-300:])
+            _, found = bob.thatch("recall", "--mode", "lexical", "--json", last.strip())
+            assert json.loads(found)["results"], "not found by keywords"
+            embed = (meaning or 0) - (keywords or 0)
+            vec_bare = base / "vectors.git"
+            git(base, "init", "-q", "--bare", str(vec_bare))
+            _with_vectors(bob, vec_bare)
+            fetch_vec = _fetch_seconds(base, f"{prefix}{vec_bare}", bob.env)
+            log(f"first pull of {count}, {how}: git fetch {fetch:.2f} s, keywords {keywords:.2f} s, meaning"
+                f" {meaning:.2f} s, a second sync meanwhile (exit code, seconds) {second}; with vectors the ref is {pack_kib(vec_bare)} KiB against"
+                f" {pack_kib(bare)} KiB, fetched in {fetch_vec:.2f} s")
+            label = f"first pull of {count:,} memories, {how}"
+            rows += [(f"{label}: plain git fetch of the ref", [fetch], "s"),
+                     (f"{label}: all searchable by keywords (thatch sync)", [keywords or float("nan")], "s"),
+                     (f"{label}: ratio, keywords / git fetch (target at most 3)",
+                      [(keywords or float("nan")) / fetch], ""),
+                     (f"{label}: all searchable by meaning (vectors, {args.model})", [meaning or float("nan")], "s"),
+                     (f"{label}: a second thatch sync started when the rows were in: exit code",
+                      [float(second[0][0]) if second else float("nan")], ""),
+                     (f"{label}: that second sync's time", [second[0][1] if second else float("nan")], "s"),
+                     (f"{label}: embedding after the rows (meaning - keywords)", [embed], "s"),
+                     (f"{label}: the ref's size on the remote", [float(pack_kib(bare))], "KiB"),
+                     (f"{label}: the ref's size with vectors in the records", [float(pack_kib(vec_bare))], "KiB"),
+                     (f"{label}: plain git fetch of the ref with vectors in the records", [fetch_vec], "s")]
 
 
 def render(rows: list, args, started: datetime) -> str:
@@ -335,15 +463,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--model", default="fake:384")
     parser.add_argument("--no-ssh", action="store_true")
+    parser.add_argument("--daemon", action="store_true", help="embed in each clone's warm daemon (as by default)")
+    parser.add_argument("--pull-sizes", type=lambda text: [int(n) for n in text.split(",")], default=[1000, 10_000],
+                        help="memories in each first pull of --only bigpull (comma-separated)")
     parser.add_argument("--only", nargs="*", choices=("initial", "ssh", "ratios", "incremental", "writers",
-                                                      "findable"))
+                                                      "findable", "bigpull"))
     args = parser.parse_args(argv)
     started = datetime.now(UTC)
+    if args.daemon:
+        DAEMON["THATCH_DAEMON"] = "1"
+    # Bytecode, as an installed thatch has it: with PYTHONDONTWRITEBYTECODE set
+    # (CI, some shells) every `thatch` process would compile its modules first.
+    import compileall
+
+    compileall.compile_dir(str(HERE.parent / "thatch_cli"), quiet=1)
     rows: list = []
-    wanted = set(args.only or ("initial", "ssh", "ratios", "incremental", "writers", "findable"))
+    wanted = set(args.only or ("initial", "ssh", "ratios", "incremental", "writers", "findable", "bigpull"))
     if "initial" in wanted:
         initial(args, rows, None)
-    if wanted & {"ssh", "ratios"} and not args.no_ssh:
+    if "bigpull" in wanted and args.no_ssh:
+        big_pull(args, rows, None)
+    if wanted & {"ssh", "ratios", "bigpull"} and not args.no_ssh:
         import sshd
 
         if sshd.missing():
@@ -354,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
                     initial(args, rows, server.command)
                 if "ratios" in wanted:
                     ratios(args, rows, server.command)
+                if "bigpull" in wanted:
+                    big_pull(args, rows, server.command)
     if "incremental" in wanted:
         incremental_and_merge(args, rows)
     if "writers" in wanted:

@@ -9,18 +9,20 @@ import pytest
 
 from thatch_cli.cli.fastpath import load_spec
 from thatch_cli.gen import __main__ as gen_main
-from thatch_cli.gen import cli_model, completions, man, spec, tree
+from thatch_cli.gen import cli_model, completions, man, secret_rules, spec, tree
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def expected(with_tree: bool = True) -> dict[Path, str]:
     """Every generated file with the text its generator would write now
-    (the tree of docs/architecture.md comes from docstrings, not the CLI)."""
+    (the tree of docs/architecture.md comes from docstrings, and the
+    credential rules from their TOML files, not the CLI)."""
     files = {spec.SPEC_PATH: spec.render(), man.MAN_PATH: man.render()}
     files.update(completions.outputs())
     if with_tree:
         files.update(tree.outputs())
+        files[secret_rules.RULES_PATH] = secret_rules.render()
     return files
 
 
@@ -42,7 +44,7 @@ def test_generated_files_are_up_to_date():
     files = expected()
     assert {str(p.relative_to(ROOT)) for p in files} >= {
         "thatch_cli/cli/spec.py", "man/thatch.1", "completions/thatch.bash", "completions/_thatch",
-        "completions/thatch.fish", "docs/architecture.md"}
+        "completions/thatch.fish", "docs/architecture.md", "thatch_cli/support/credential_rules.py"}
     assert stale(files) == [], "stale generated files; run: python -m thatch_cli.gen"
 
 
@@ -88,9 +90,9 @@ def test_fixed_choices_are_exported_from_the_library_constants():
     from thatch_cli.cli.spec import SPEC as data
     from thatch_cli.integrations import hosts
     from thatch_cli.integrations import shell as shellinit
-    from thatch_cli.ops import sync_setup
     from thatch_cli.storage.rules import KIND_NAMES
     from thatch_cli.support import validate
+    from thatch_cli.sync import setup as sync_setup
 
     choices = {(path, p["name"]): p["choices"] for path, command in data["commands"].items()
                for p in command["params"] if p["choices"]}

@@ -55,3 +55,33 @@ def test_a_second_sync_runs_while_the_first_embeds(team):
         thread.join(60)
     assert first["result"].exit_code == 0 and first["result"].json()["pulled"]["created"] == 300
     assert all(m["has_vector"] for m in (bob.memory("Runbook 0"), bob.memory("Runbook 299")))
+
+
+def test_embedding_progress_shows_on_a_terminal_and_not_in_a_pipe(team):
+    """A pull of more than one batch says how far embedding got: a bar on a
+    terminal; piped, no bar and no escape codes."""
+    import subprocess
+    import sys
+
+    from thatch_cli.sync.applying import BATCH
+
+    from helpers import thatch_pty
+
+    ann, bob, cat = team(3)
+    count = BATCH + 44
+    lines = "".join(f'{{"label": "Runbook {i}", "content": "# Runbook {i}\\\\n\\\\nRotate zebra{i} keys."}}\n'
+                    for i in range(count))
+    source = Path(ann.path) / "notes.jsonl"
+    source.write_text(lines)
+    ann.ok("import", str(source))
+    ann.sync()
+    fake = {"THATCH_MODEL": "fake:64", "THATCH_DAEMON": "0"}
+    code, screen = thatch_pty(["sync"], env={**bob.env, **fake}, cwd=bob.path)
+    assert code == 0, screen
+    assert "Embedding incoming memories" in screen and f"/{count}" in screen
+    piped = subprocess.run([sys.executable, "-m", "thatch_cli", "sync"], env={**cat.env, **fake}, cwd=cat.path,
+                           capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    assert f"{count} new" in piped.stdout + piped.stderr or str(count) in piped.stdout, piped.stdout
+    assert "Embedding incoming memories" not in piped.stderr and "\x1b[" not in piped.stderr + piped.stdout
+    assert all(bob.memory(f"Runbook {i}")["has_vector"] for i in (0, count - 1))

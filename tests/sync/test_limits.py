@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from thatch_cli.sync import records, secrets, tree
+from thatch_cli.support import secrets
+from thatch_cli.sync import records, tree
 
 from helpers import git
 
@@ -137,3 +138,17 @@ def test_a_held_memory_stays_here_until_allowed(team):
     assert ann.run("sync", "--allow", "Staging access").exit_code == 0
     bob.sync()
     assert bob.labels() == ["Fine", "Staging access"]
+
+
+def test_a_save_reads_the_bundled_rules_without_parsing_toml():
+    """The rules `remember` checks come from credential_rules.py (generated
+    from the TOML files): a save never pays for tomllib and the Go-pattern
+    translation."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from thatch_cli.support import secrets; "
+            "found = secrets.warning('deploy', 'stripe live key sk_live_4eC39HqLyjWDarjtT1zdp7dc9Q'); "
+            "print(bool(found), 'tomllib' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["True", "False"]

@@ -78,3 +78,29 @@ def test_a_restored_database_reads_the_tree_in_one_pass(team, counted):
     assert report["pulled"]["created"] == 60
     made = calls()
     assert made.count("cat-file") <= 1 and len(made) <= 6, made
+
+
+def test_a_no_op_sync_merges_once(team, monkeypatch):
+    """The first round merges the tip git fetched last; when the fetch that
+    follows brings nothing new, that tip is not merged a second time."""
+    from thatch_cli.sync import merge
+
+    ann, bob = team(2)
+    ann.ok("remember", "First", "One.")
+    ann.sync()
+    real, merged = merge.merge, []
+
+    def counting(*args, **kwargs):
+        merged.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(merge, "merge", counting)
+    assert ann.sync()["status"] == "up to date"
+    assert len(merged) == 1
+    bob.sync()
+    bob.ok("remember", "Bob's", "Two.")
+    bob.sync()
+    merged.clear()
+    report = ann.sync()  # the fetch brings bob's: merged as well
+    assert report["status"] == "pulled" and report["pulled"]["created"] == 1 and len(merged) == 2
+    assert ann.labels() == ["Bob's", "First"]

@@ -200,7 +200,7 @@ def test_init_says_who_can_read_and_asks(team):
     assert refused.exit_code == 2 and "anyone who can fetch from it can read them" in refused.stderr
     assert "thatch" not in ann.git("config", "--list")
     assert ann.run("sync").exit_code == 3  # not set up: nothing is shared
-    from thatch_cli.ops.sync_setup import init
+    from thatch_cli.sync.setup import init
 
     asked: list[str] = []
     declined = init(ann.ctx(), None, yes=False, ask=lambda question: asked.append(question) or False)

@@ -1,14 +1,14 @@
 """`thatch sync [init|status|off|purge LABEL]`, `thatch private LABEL`,
 `thatch share LABEL`: team memory through the repository's own git remote
-(ops/sync.py and ops/sync_setup.py)."""
+(sync/run.py and sync/setup.py)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 from ..ops.context import Context
-from ..ops.sync_setup import ACTIONS
 from ..support.errors import EXIT_ATTENTION, InvalidInput, ThatchError
+from ..sync.setup import ACTIONS
 from .declare import BRIEF, Argument, Json, Label, Option, Store, command
 from .output import Output
 from .render import table, tsv
@@ -68,7 +68,7 @@ def sync(
     if action == "init":
         return _setup(out, _init(ctx, out, remote, yes))
     if action == "off":
-        from ..ops.sync_setup import off
+        from ..sync.setup import off
 
         return _setup(out, off(ctx))
     if action == "status":
@@ -79,7 +79,7 @@ def sync(
         return _review(ctx, out, accept or [], accept_all)
     if background or from_hook:
         return _background(ctx, out, from_hook)
-    from ..ops.sync import sync as run
+    from ..sync.run import sync as run
 
     embedding = _Embedding(ctx, out)
     try:
@@ -101,7 +101,7 @@ class _Embedding:
         self.bar: Any = None
 
     def __call__(self, done: int, total: int | None) -> None:
-        from ..ops.sync_apply import BATCH
+        from ..sync.applying import BATCH
 
         if self.bar is None:
             if not total or total <= BATCH or done >= total:
@@ -119,7 +119,7 @@ class _Embedding:
 
 def _background(ctx: Context, out: Output, from_hook: bool) -> int:
     """Exit 0 with one line, whatever happens: offline is normal."""
-    from ..ops.sync import sync as run
+    from ..sync.run import sync as run
 
     try:
         outcome = run(ctx, background=True, fetch=not from_hook, push=None if from_hook else True)
@@ -137,7 +137,7 @@ def _background(ctx: Context, out: Output, from_hook: bool) -> int:
 
 
 def _init(ctx: Context, out: Output, remote: str | None, yes: bool):
-    from ..ops.sync_setup import init
+    from ..sync.setup import init
     from .editor import on_terminal
 
     def ask(question: str) -> bool:
@@ -216,7 +216,7 @@ def _quoted(label: str) -> str:
 
 
 def _status(ctx: Context, out: Output) -> int:
-    from ..ops.sync_setup import status
+    from ..sync.setup import status
 
     data = status(ctx).to_json()
     if out.json_mode:
@@ -237,7 +237,7 @@ def _status(ctx: Context, out: Output) -> int:
 def _purge(ctx: Context, out: Output, label: str | None) -> int:
     if not label:
         raise InvalidInput("thatch sync purge needs the LABEL of the memory to take off the remote")
-    from ..ops.sync_purge import purge
+    from ..sync.purge import purge
 
     outcome = purge(ctx, label)
     if out.json_mode:
@@ -251,7 +251,7 @@ def _purge(ctx: Context, out: Output, label: str | None) -> int:
 
 
 def _review(ctx: Context, out: Output, accept: list[str], accept_all: bool) -> int:
-    from ..ops.sync_setup import review
+    from ..sync.setup import review
 
     outcome = review(ctx, accept, accept_all)
     if out.json_mode:
@@ -290,7 +290,7 @@ def share(ctx: Context, out: Output, *, label: Label, store: Store = None, as_js
 
 
 def _privacy(ctx: Context, out: Output, label: str, store: str | None, private: bool) -> None:
-    from ..ops.sync_setup import set_private
+    from ..sync.setup import set_private
 
     outcome = set_private(ctx, label, private, store)
     if out.json_mode:

@@ -7,4 +7,5 @@
     completions  completions/: the bash, zsh and fish scripts
     man          man/thatch.1
     tree         docs/architecture.md's tree, from the package docstrings
+    secret_rules thatch_cli/support/credential_rules.py, the bundled credential rules as Python data
 """

@@ -7,7 +7,7 @@ import sys
 
 # Each module exposes write() -> list of paths written; tests/cli/test_generated.py
 # checks that each one's files are current and that every writer is listed here.
-GENERATORS = ["spec", "completions", "man", "tree"]
+GENERATORS = ["spec", "completions", "man", "tree", "secret_rules"]
 
 
 def main(argv: list[str]) -> int:

@@ -24,12 +24,7 @@ through support/validate.py, and returns a plain outcome with a `to_json()` shap
     rules_transfer learned rules as export and import lines
     backup     verified copies of the database, and restoring one
     config     reading and changing settings
-    sync       thatch sync: one round with the repository's git remote
-    sync_read  both sides of a sync: the records of a commit, and the store's rows
-    sync_apply writing what a merge decided: the next commit, and the rows
-    sync_setup opting in and out, status, review, private and shared memories
-    sync_purge taking one memory off the remote for good
-    sync_repo  which repository and store a sync works on, and its lock
+    status     what a command run here would use: database, model, daemon, hooks, agent setups
     context    Context: environment, directory, clock, streams, database, embedder, engine
     engine     where vectors come from: the warm daemon, or the same work in this process
 """

@@ -6,7 +6,7 @@ Tests and library users build their own (`Context.open`); the command line
 builds one from the real process (`Context.from_process`). Operations read
 the environment and the directory only through it, and the time through
 its clock, with these exceptions, which read the wall clock themselves: a
-sync's commit times (ops/sync_apply.py, ops/sync_purge.py) and its hybrid
+sync's commit times (sync/applying.py, sync/purge.py) and its hybrid
 logical clock (sync/hlc.py), and the age past which an agent's extraction
 queue is dropped (ops/extraction.py). A hook's directory, when its payload
 names none, is the process's own (location/scope.py).

@@ -29,7 +29,7 @@ class SaveOutcome:
     replaced: Memory | None
     similar: list[tuple[Memory, float]] = field(default_factory=list)
     notice: str | None = None
-    credential: str | None = None  # it looks like it holds one (sync/secrets.py)
+    credential: str | None = None  # it looks like it holds one (support/secrets.py)
     unchanged: bool = False  # the same memory was already saved: nothing written
     store_created: bool = False  # the save created its store
     anchors: list[dict] = field(default_factory=list)  # ops/anchors.py row_json, as saved
@@ -144,9 +144,10 @@ def remember(
     existing = db.get(store_name, memory.slug, with_vector=True)
     if private and not (existing is not None and existing.private):
         # Marked before it is written, so no sync can share it first.
-        from .sync_setup import mark_private
+        from ..storage import sync as sync_table
 
-        mark_private(ctx, store_name, memory.slug)
+        with db.transaction() as conn:
+            sync_table.set_private(conn, store_name, memory.slug, True)
         if existing is not None:
             existing.private = True
     memory.private = private or bool(existing is not None and existing.private)
@@ -210,7 +211,7 @@ def _anchored(ctx: Context, memory: Memory, rows: list[tuple] | None) -> list[di
 def credential_warning(ctx: Context, label: str, text: str) -> str | None:
     """The save's warning when the memory looks like it holds a credential
     (the check thatch sync runs before sharing one)."""
-    from ..sync import secrets
+    from ..support import secrets
 
     return secrets.warning(label, text, ctx.setting("sync.secret_rules") or None)
 

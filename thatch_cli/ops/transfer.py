@@ -289,7 +289,7 @@ class _Importer:
     def _credentials(self, rows: list[jsonl.Line]) -> None:
         """Say which imported lines look like they hold a credential (by line
         number: a label can be the secret itself)."""
-        from ..sync import secrets
+        from ..support import secrets
 
         extra = self.ctx.setting("sync.secret_rules") or None
         for row in rows:

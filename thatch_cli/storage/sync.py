@@ -107,6 +107,7 @@ def marks_of(conn: sqlite3.Connection, keys: Sequence[tuple[str, str]]) -> dict[
     columns = ", ".join(MARK_FIELDS)
     if not _has_provenance(conn):  # an older file, not upgraded (read-only, or a hook): told as its upgrade tells it
         columns = columns.replace("incoming", "author IS NOT NULL OR unreviewed")
+    rows: Iterable[Any]
     if len(keys) > 50:  # a listing: one pass over the stores' marks
         rows = conn.execute(f"SELECT store, slug, {columns} FROM {MARKS}"
                             f" WHERE store IN ({','.join('?' * len(stores))})", stores)

@@ -12,4 +12,6 @@
     agent_text  how memories read to a model: marked as stored data, with where they came from
     fitting     the one rule for fitting output into a character budget
     rules_text  how learned rules read to a model: the prompt blocks, marked as data, text escaped
+    secrets     the credential check before a memory is shared (sync, remember, import): gitleaks-style rules
+    credential_rules the bundled rules as data, generated from the TOML files (python -m thatch_cli.gen)
 """

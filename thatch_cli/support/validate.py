@@ -25,6 +25,8 @@ DISTINCT = "distinct"  # the verdict `dedup keep` records
 
 def control_characters(text: str) -> list[str]:
     """The C0, DEL and C1 control characters in `text` (a terminal obeys them)."""
+    if text.isprintable():  # none of them is printable; checked in C, as most text is
+        return []
     return [ch for ch in text if ord(ch) < 32 or 127 <= ord(ch) < 160]
 
 

@@ -89,7 +89,7 @@ def local_records(rows: Mapping[str, Mapping[str, Any]], last: Mapping[str, Reco
         row, previous = rows.get(slug), last.get(slug)
         if row is not None:
             record = records.from_row(row, None, hlc.ZERO)
-            if record.same(previous):
+            if previous is not None and record.same(previous):
                 record.author, record.stamp = previous.author, previous.stamp
             else:
                 pending.append((changed_at(slug), slug, record))
@@ -157,10 +157,10 @@ def merge(local: Mapping[str, Record], base: Mapping[str, Record], remote: Mappi
                 plan.held.append(slug)
             continue
         local_changed = mine is not None and not mine.same(common)
-        if local_changed:
+        if mine is not None and local_changed:
             plan.local_changes[slug] = mine
-        chosen = theirs if theirs is not None else mine
-        if local_changed and remote_changed and not mine.same(theirs):
+        chosen: Record | None = theirs if theirs is not None else mine
+        if mine is not None and theirs is not None and local_changed and remote_changed and not mine.same(theirs):
             winner = max(mine, theirs, key=lambda r: r.stamp)
             plan.conflicts.append(Conflict(slug, (theirs if winner is theirs else mine).label,
                                            "remote" if winner is theirs else "local", mine, theirs))
@@ -171,7 +171,7 @@ def merge(local: Mapping[str, Record], base: Mapping[str, Record], remote: Mappi
             chosen = mine
         if chosen is theirs and theirs is not None and not theirs.same(mine) and not (theirs.deleted and mine is None):
             plan.apply.append((theirs, rows.get(slug)))
-        elif chosen is mine and slug in plan.followers:  # made here by the merge: written like an incoming one
+        elif chosen is mine and mine is not None and slug in plan.followers:  # made here by the merge: written like an incoming one
             plan.apply.append((mine, rows.get(slug)))
         if chosen is not None and chosen is not theirs and not chosen.identical(theirs):
             plan.tree[slug] = chosen

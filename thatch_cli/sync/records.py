@@ -91,7 +91,7 @@ _UNREAD = object()
 class Record:
     """A memory's state as synced: its fields (None for a tombstone), who
     wrote it and when (stamp). A record known from an earlier read (the
-    cache of sync_read) holds only its digest until its fields are asked
+    cache of reading.py) holds only its digest until its fields are asked
     for, when `load` reads them."""
 
     __slots__ = ("_digest", "_fields", "_load", "_text_key", "author", "label", "renamed_to", "slug", "stamp")
@@ -106,7 +106,7 @@ class Record:
 
     @property
     def fields(self) -> dict[str, Any] | None:
-        if self._fields is _UNREAD:
+        if self._fields is _UNREAD and self._load is not None:
             self._fields = self._load().fields
         return self._fields
 
@@ -122,7 +122,7 @@ class Record:
         return self._fields is _UNREAD
 
     def provide(self, fields: dict[str, Any] | None) -> None:
-        """Its fields, read together with others' (sync_read.read_fields)."""
+        """Its fields, read together with others' (reading.read_fields)."""
         self._fields = fields
 
     @property
@@ -134,6 +134,8 @@ class Record:
 
     @property
     def deleted(self) -> bool:
+        if self._digest is None and self._fields is not _UNREAD:
+            return self._fields is None  # without computing the digest (a big pull's merge asks for each)
         return self.digest == "deleted"
 
     def same(self, other: Record | None) -> bool:
@@ -143,7 +145,7 @@ class Record:
 
     def identical(self, other: Record | None) -> bool:
         """Whether both are the same file: the same memory, author and stamp."""
-        return self.same(other) and self.author == other.author and self.stamp == other.stamp
+        return other is not None and self.same(other) and self.author == other.author and self.stamp == other.stamp
 
     def to_json(self) -> dict[str, Any]:
         if self.fields is None:

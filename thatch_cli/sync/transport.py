@@ -12,7 +12,7 @@ ssh agents work, a password prompt fails at once. THATCH_SYNCING tells
 thatch's own reference-transaction hook that this fetch is thatch's.
 
 A push is `--force-with-lease` against the tip that was merged: when someone
-pushed meanwhile, the lease loses and the caller merges again (ops/sync.py
+pushed meanwhile, the lease loses and the caller merges again (run.py
 backs off with jitter and, when it keeps losing, defers the push).
 """
 

@@ -14,10 +14,13 @@ import os
 import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from ..support.errors import ThatchError
 from . import records
+
+if TYPE_CHECKING:
+    from dulwich.objects import ObjectID, ShaFile
 
 MAX_FILES = 200_000
 MAX_TREE_BYTES = 256 * 1024 * 1024
@@ -114,7 +117,7 @@ class Git:
             return None
 
     def has(self, sha: str | None) -> bool:
-        return bool(sha) and sha.encode() in self.repo.object_store
+        return sha is not None and sha != "" and sha.encode() in self.repo.object_store
 
     def kind(self, sha: str) -> str:
         """The type of an object this repository has: commit, tree, blob or tag."""
@@ -130,7 +133,7 @@ class Git:
             return a
         from dulwich.graph import find_merge_base
 
-        found = find_merge_base(self.repo, [a.encode(), b.encode()])
+        found = find_merge_base(self.repo, [_oid(a), _oid(b)])
         return found[0].decode() if found else None
 
     # -- reading -----------------------------------------------------------------------
@@ -198,13 +201,13 @@ class Git:
         if not wanted:
             return {}
         if len(wanted) <= FEW_BLOBS:  # read here: a process costs more than a few small objects
-            store, found = self.repo.object_store, {}
+            store, few = self.repo.object_store, {}
             for sha in wanted:
                 try:
-                    found[sha] = store[sha.encode()].as_raw_string()
+                    few[sha] = store[sha.encode()].as_raw_string()
                 except KeyError:
                     continue
-            return found
+            return few
         out = self.run("cat-file", "--batch", data=("\n".join(wanted) + "\n").encode())
         found: dict[str, bytes] = {}
         at = 0
@@ -228,7 +231,7 @@ class Git:
         from dulwich.objects import Blob, Commit
 
         files = {e.path: (e.mode, e.sha.encode()) for e in (*start.memories.values(), *start.others.values())}
-        new_objects = []
+        new_objects: list[ShaFile] = []
         for path, data in blobs.items():
             if data is None:
                 files.pop(path, None)
@@ -240,7 +243,7 @@ class Git:
         root = _build(files, new_objects)
         commit = Commit()
         commit.tree = root
-        commit.parents = [p.encode() for p in parents]
+        commit.parents = [_oid(p) for p in parents]
         commit.author = commit.committer = identity.encode("utf-8", "replace")
         commit.author_time = commit.commit_time = now
         commit.author_timezone = commit.commit_timezone = 0
@@ -256,12 +259,12 @@ class Git:
         return commit.id.decode()
 
 
-def _build(files: Mapping[str, tuple[int, bytes]], new_objects: list) -> bytes:
+def _build(files: Mapping[str, tuple[int, bytes]], new_objects: list[ShaFile]) -> bytes:
     """Tree objects for flat `files` (path -> (mode, sha)), appended to
     `new_objects`; returns the root tree's id."""
     from dulwich.objects import Tree
 
-    nested: dict = {}
+    nested: dict[str, Any] = {}
     for path, (mode, sha) in files.items():
         node = nested
         *dirs, name = path.split("/")
@@ -269,14 +272,18 @@ def _build(files: Mapping[str, tuple[int, bytes]], new_objects: list) -> bytes:
             node = node.setdefault(part, {})
         node[name] = (mode, sha)
 
-    def make(node: dict) -> bytes:
+    def make(node: dict[str, Any]) -> bytes:
         tree = Tree()
         for name, item in node.items():
             if isinstance(item, dict):
-                tree.add(name.encode("utf-8", "surrogateescape"), TREE_MODE, make(item))
+                tree.add(name.encode("utf-8", "surrogateescape"), TREE_MODE, cast("ObjectID", make(item)))
             else:
-                tree.add(name.encode("utf-8", "surrogateescape"), item[0], item[1])
+                tree.add(name.encode("utf-8", "surrogateescape"), item[0], cast("ObjectID", item[1]))
         new_objects.append(tree)
         return tree.id
 
     return make(nested)
+
+
+def _oid(sha: str) -> ObjectID:
+    return cast("ObjectID", sha.encode())

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..memory.records import Memory
+from ..ops.context import Context
+from ..ops.scope import lookup
 from ..storage import sync as table
-from ..support import validate
+from ..support import secrets, validate
 from ..support.errors import InvalidInput
-from ..sync import gitconfig, secrets
-from .context import Context
-from .scope import lookup
-from .sync_repo import repository
+from . import gitconfig
+from .repo import repository
 
 # What `thatch sync ACTION` does besides syncing.
 ACTIONS = ("init", "status", "off", "purge")
@@ -45,7 +46,7 @@ def init(ctx: Context, remote: str | None, *, yes: bool, ask: Callable[[str], bo
     """Opt this repository in: say who will be able to read its memories,
     ask (or take --yes), then add the fetch refspec and the git hooks.
     Running it again changes nothing."""
-    repo = repository(ctx, need_enabled=False)
+    repo = repository(ctx)
     name = validate.branch(remote, "--remote") if remote else repo.remote or gitconfig.default_remote(repo.top, ctx.env)
     url = secrets.redact_url(gitconfig.remote_url(repo.top, ctx.env, name))  # never shown with its token
     who = audience(name, url, repo.store)
@@ -64,7 +65,7 @@ def init(ctx: Context, remote: str | None, *, yes: bool, ask: Callable[[str], bo
     return Setup(repo.store, name, url, "enabled" if changes else "unchanged", changes, notices)
 
 
-def _hooks(ctx: Context, top) -> list[str]:
+def _hooks(ctx: Context, top: Path) -> list[str]:
     """Install thatch's git hooks (idempotent), so `git fetch` imports what it brings."""
     import sys
 
@@ -84,7 +85,7 @@ def _hooks(ctx: Context, top) -> list[str]:
 def off(ctx: Context) -> Setup:
     """Opt out: remove the refspec and the setting init added. What was
     shared stays on the remote, and the local ref stays (both said)."""
-    repo = repository(ctx, need_enabled=False)
+    repo = repository(ctx)
     changes = gitconfig.disable(repo.top, ctx.env)
     notices = [] if not changes else [
         (f"memories already pushed stay on {repo.remote} (thatch sync purge LABEL removes one; 'git push"
@@ -103,9 +104,9 @@ class Status:
 def status(ctx: Context) -> Status:
     """Where sync stands, without the network: set up or not, what a sync
     would push and take from what git last fetched, what awaits review."""
-    from .sync import sync
+    from .run import sync
 
-    repo = repository(ctx, need_enabled=False)
+    repo = repository(ctx)
     db = ctx.db()
     state = table.state(db.conn, repo.store)
     marked = table.has_marks(db.conn)
@@ -127,7 +128,7 @@ class Review:
         self.store, self.incoming, self.accepted = store, incoming, accepted
 
     def to_json(self) -> dict[str, Any]:
-        from .recall import snippet
+        from ..ops.recall import snippet
 
         return {"store": self.store, "accepted": self.accepted,
                 "incoming": [{**m.brief(), "snippet": snippet(m)} for m in self.incoming]}
@@ -136,7 +137,7 @@ class Review:
 def review(ctx: Context, accept: list[str], accept_all: bool) -> Review:
     """Teammates' memories not reviewed yet; `accept` (labels) or
     `accept_all` marks them reviewed, so agents see them in full."""
-    repo = repository(ctx, need_enabled=False)
+    repo = repository(ctx)
     db = ctx.db()
     pending = dict(table.unreviewed(db.conn, repo.store)) if table.has_marks(db.conn) else {}
     chosen: list[str] = list(pending) if accept_all else []
@@ -176,9 +177,3 @@ def set_private(ctx: Context, label: str, private: bool, store: str | None = Non
                   f" 'thatch sync purge {memory.label}' removes it from the remote")
     return Privacy(memory, changed, notice)
 
-
-def mark_private(ctx: Context, store: str, slug: str) -> None:
-    """Mark a memory private before it is written, so no sync can share it first."""
-    db = ctx.db()
-    with db.transaction() as conn:
-        table.set_private(conn, store, slug, True)

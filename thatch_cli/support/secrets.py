@@ -11,6 +11,8 @@ one, a further file, such as a newer gitleaks config. Go's regular expressions
 allow a flag group such as `(?i)` in mid-pattern, which Python does not:
 such a flag is turned into a scoped group up to the end of its enclosing
 group. A rule of a further file that still does not compile is skipped.
+The bundled files are read once, by `python -m thatch_cli.gen`, into
+credential_rules.py: a save loads them from bytecode instead of parsing TOML.
 """
 
 from __future__ import annotations
@@ -19,32 +21,40 @@ import math
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-HERE = Path(__file__).resolve().parent
-RULES_FILES = (HERE / "gitleaks.toml", HERE / "secret_rules.toml")
+# One rule as data: (id, description, Python pattern, keywords, entropy,
+# secret group, stopwords, allowlist patterns). credential_rules.py holds the
+# bundled files' rules so, generated from them by `python -m thatch_cli.gen`.
+RuleData = tuple[str, str, str, tuple[str, ...], float, int, tuple[str, ...], tuple[str, ...]]
 
 
 class Rule:
-    __slots__ = ("_pattern", "allow", "description", "entropy", "generic", "group", "id", "keywords", "source",
-                 "stopwords")
+    __slots__ = ("_allow", "_pattern", "allow_sources", "description", "entropy", "generic", "group", "id",
+                 "keywords", "source", "stopwords")
 
-    def __init__(self, spec: dict, stopwords: tuple[str, ...]) -> None:
-        self.id = str(spec.get("id", "rule"))
+    def __init__(self, id: str, description: str, source: str, keywords: tuple[str, ...], entropy: float,
+                 group: int, stopwords: tuple[str, ...], allow_sources: tuple[str, ...]) -> None:
+        self.id, self.description, self.source, self.keywords = id, description, source, keywords
+        self.entropy, self.group, self.stopwords, self.allow_sources = entropy, group, stopwords, allow_sources
         # A rule for any value next to a word (not one token format): it
         # would find words run together in a squeezed or decoded reading.
-        self.generic = self.id.startswith("generic") or self.id in ("prose-password", "url-password")
-        self.description = str(spec.get("description", self.id))
+        self.generic = id.startswith("generic") or id in ("prose-password", "url-password")
         # Compiled when its keywords first occur: compiling all ~250 costs a
         # save that warns about credentials a tenth of a second.
-        self.source = go_regex(spec["regex"])
         self._pattern: re.Pattern[str] | None = None
-        self.keywords = tuple(str(k).lower() for k in spec.get("keywords", ()))
-        self.entropy = float(spec.get("entropy", 0) or 0)
-        self.group = int(spec.get("secretGroup", 0) or 0)
-        allow = spec.get("allowlist") or {}
-        lists = spec.get("allowlists") or ([allow] if allow else [])
-        self.stopwords = stopwords + tuple(str(w).lower() for a in lists for w in a.get("stopwords", ()))
-        self.allow = tuple(re.compile(go_regex(r)) for a in lists for r in a.get("regexes", ()))
+        self._allow: tuple[re.Pattern[str], ...] | None = None
+
+    @property
+    def data(self) -> RuleData:
+        return (self.id, self.description, self.source, self.keywords, self.entropy, self.group, self.stopwords,
+                self.allow_sources)
+
+    @property
+    def allow(self) -> tuple[re.Pattern[str], ...]:
+        if self._allow is None:
+            self._allow = tuple(re.compile(source) for source in self.allow_sources)
+        return self._allow
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -189,7 +199,7 @@ _LINE_BREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
 
 def _readings(text: str) -> list[tuple[str, bool]]:
     """(a reading of `text`, whether generic rules run on it)."""
-    from ..support.textsafe import hidden
+    from .textsafe import hidden
 
     plain = "".join(ch for ch in text if ch in "\n\t" or not hidden(ch))
     readings = [(plain, True)]
@@ -222,23 +232,44 @@ def _decoded(text: str) -> list[str]:
 
 def load(extra: str | None = None) -> Scanner:
     """gitleaks' and thatch's rules, plus those of the gitleaks-format file `extra`."""
-    import tomllib
+    from .credential_rules import RULES
 
-    rules: list[Rule] = []
-    for path in [*RULES_FILES, *([Path(extra).expanduser()] if extra else [])]:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-        stopwords = tuple(str(w).lower() for w in (data.get("allowlist") or {}).get("stopwords", ()))
-        for spec in data.get("rules", []):
-            if "regex" not in spec:  # a rule on file names only (gitleaks' pkcs12-file): a memory has none
-                continue
-            try:
-                rules.append(Rule(spec, stopwords))
-            except (re.error, KeyError, TypeError, ValueError):
-                continue
+    rules = [Rule(*data) for data in RULES]
+    if not extra:
+        return Scanner(rules)
     # A further file may hold a rule Python cannot read: it is left out
     # (thatch's own files are checked by the tests, and compiled lazily).
-    return Scanner(_readable(rules) if extra else rules)
+    return Scanner(rules + _readable(read_rules(Path(extra).expanduser())))
+
+
+def read_rules(path: Path) -> list[Rule]:
+    """The rules of a gitleaks-format TOML file, as Python reads them (a
+    rule whose fields are unusable is left out)."""
+    import tomllib
+
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    stopwords = tuple(str(w).lower() for w in (data.get("allowlist") or {}).get("stopwords", ()))
+    rules: list[Rule] = []
+    for spec in data.get("rules", []):
+        if "regex" not in spec:  # a rule on file names only (gitleaks' pkcs12-file): a memory has none
+            continue
+        try:
+            rules.append(_rule(spec, stopwords))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return rules
+
+
+def _rule(spec: dict[str, Any], stopwords: tuple[str, ...]) -> Rule:
+    rule_id = str(spec.get("id", "rule"))
+    allow = spec.get("allowlist") or {}
+    lists = spec.get("allowlists") or ([allow] if allow else [])
+    return Rule(rule_id, str(spec.get("description", rule_id)), go_regex(spec["regex"]),
+                tuple(str(k).lower() for k in spec.get("keywords", ())), float(spec.get("entropy", 0) or 0),
+                int(spec.get("secretGroup", 0) or 0),
+                stopwords + tuple(str(w).lower() for a in lists for w in a.get("stopwords", ())),
+                tuple(go_regex(r) for a in lists for r in a.get("regexes", ())))
 
 
 def _readable(rules: list[Rule]) -> list[Rule]:
@@ -246,6 +277,7 @@ def _readable(rules: list[Rule]) -> list[Rule]:
     for rule in rules:
         try:
             rule.pattern  # noqa: B018 (compiles it)
+            rule.allow  # noqa: B018
         except re.error:
             continue
         good.append(rule)

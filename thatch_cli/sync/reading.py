@@ -5,22 +5,24 @@ what stays here (private, branch-scoped, suspected credentials) set apart."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from ..memory import jsonl
 from ..memory.records import SYNCED_FIELDS
 from ..storage import sync as table
+from ..support import secrets
 from ..support.textsafe import one_line
-from ..sync import hlc, merge, records, secrets
-from ..sync.records import Record
-from ..sync.tree import Snapshot
+from . import hlc, merge, records
+from .records import Record
+from .round import CacheEntry, Round
+from .tree import Entry, Git, Snapshot
 
 CACHE_FILE = "thatch-sync-cache.json"
 CACHE_VERSION = 3
 
 
-def load_cache(common_dir: Path) -> dict[str, list]:
+def load_cache(common_dir: Path) -> dict[str, CacheEntry]:
     """blob id -> [slug, label, digest, author, stamp, renamed_to, text_key] of every memory file
     this repository read and found valid before: a blob's id is its
     content, so what was checked once need not be read again. Derived data,
@@ -35,20 +37,26 @@ def load_cache(common_dir: Path) -> dict[str, list]:
     return found if isinstance(found, dict) else {}
 
 
-def save_cache(common_dir: Path, cache: dict[str, list], keep: set[str]) -> None:
-    """Keep the entries of the blobs in the commits just read."""
+def save_cache(common_dir: Path, cache: dict[str, CacheEntry], keep: set[str],
+               parsed: dict[str, Record | str]) -> None:
+    """Keep the entries of the blobs in the commits just read, with those
+    of the files this sync parsed (their digests are computed here, after
+    what came in is written, not while it waits to be)."""
+    for sha, record in parsed.items():
+        if isinstance(record, Record) and sha in keep and sha not in cache:
+            cache[sha] = cache_entry(record)
     from ..support.files import write_json_cache
 
     write_json_cache(common_dir / CACHE_FILE, {"version": CACHE_VERSION, "fields": list(SYNCED_FIELDS),
                                                "records": {sha: cache[sha] for sha in keep if sha in cache}})
 
 
-def cache_entry(record: Record) -> list:
+def cache_entry(record: Record) -> CacheEntry:
     return [record.slug, record.label, record.digest, record.author, str(record.stamp), record.renamed_to,
             record.text_key]
 
 
-def read_fields(step: Any, wanted: list[Record], snapshot: Snapshot) -> None:
+def read_fields(step: Round, wanted: list[Record], snapshot: Snapshot) -> None:
     """Read the fields of the cached records of `snapshot` in `wanted` in one
     pass (one `git cat-file --batch`), not one by one: a restored database
     over an existing cache takes every memory at once."""
@@ -61,32 +69,31 @@ def read_fields(step: Any, wanted: list[Record], snapshot: Snapshot) -> None:
             record.provide(records.parse(snapshot.memories[record.slug].path, data[sha], now).fields)
 
 
-def _full(step: Any, entry: Any) -> Record:
+def _full(step: Round, entry: Entry) -> Record:
     """The record in a file known to be valid (its fields, when first needed)."""
     data = step.git.blobs([entry.sha]).get(entry.sha, b"")
     return records.parse(entry.path, data, step.ctx.now())
 
 
-def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Record]:
+def read_side(step: Round, snapshot: Snapshot, *, trusted: bool) -> dict[str, Record]:
     """slug -> record of every memory file of `snapshot` that passes the
     checks; failures go to the outcome's `skipped` unless `trusted` (a
     commit this database merged before). Files known from an earlier read
     (the cache) are not read again."""
-    memo: dict[str, Record | str] = step._parsed
-    cache: dict[str, list] = step.cache
+    memo, cache, seen = step.shared.parsed, step.shared.cache, step.shared.seen
     wanted = [e.sha for e in snapshot.memories.values()
               if e.sha not in memo and e.sha not in cache and e.size <= records.MAX_RECORD_BYTES]
     data = step.git.blobs(wanted)
     now = step.ctx.now()
     found: dict[str, Record] = {}
     for slug, entry in snapshot.memories.items():
-        step.seen.add(entry.sha)
+        seen.add(entry.sha)
         got = memo.get(entry.sha)
         known = cache.get(entry.sha) if got is None else None
         stamp = hlc.parse(known[4]) if known is not None else None
         if known is not None and known[0] == slug and stamp is not None:
             got = records.FAR_AHEAD if hlc.too_far_ahead(stamp, hlc.millis_of(now)) else Record(
-                slug, known[1], None, known[3], stamp, digest=known[2], load=lambda entry=entry: _full(step, entry),
+                slug, known[1], None, known[3], stamp, digest=known[2], load=partial(_full, step, entry),
                 renamed_to=known[5], text_key=known[6])
         elif got is None:
             if entry.size > records.MAX_RECORD_BYTES:
@@ -96,7 +103,6 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
             else:
                 try:
                     got = records.parse(entry.path, data[entry.sha], now)
-                    cache[entry.sha] = cache_entry(got)
                 except jsonl.Invalid as exc:
                     got = str(exc)
         memo[entry.sha] = got
@@ -115,7 +121,7 @@ def read_side(step: Any, snapshot: Snapshot, *, trusted: bool) -> dict[str, Reco
     return found
 
 
-def local_state(step: Any, store: str, last: dict[str, Record], remote: dict[str, Record],
+def local_state(step: Round, store: str, last: dict[str, Record], remote: dict[str, Record],
                 clock: hlc.Clock) -> tuple[dict[str, tuple], set[str], dict[str, Record]]:
     """(slug -> the row's state as read, slugs kept out of the merge, slug ->
     this database's record of it)."""
@@ -153,11 +159,12 @@ def local_state(step: Any, store: str, last: dict[str, Record], remote: dict[str
     local = merge.local_records(rows, last, excluded, clock, step.git.identity, changed_at, left, now, shown)
     scanner = None
     for slug, record in list(local.items()):
-        if record.deleted or slug in step.allowed or record.same(last.get(slug)):
+        fields = record.fields  # None: a tombstone
+        if fields is None or slug in step.shared.allowed or record.same(last.get(slug)):
             continue
         if scanner is None:
             scanner = secrets.load(step.ctx.setting("sync.secret_rules") or None)
-        findings = scanner.scan(record.label + "\n" + record.fields["content"])
+        findings = scanner.scan(record.label + "\n" + fields["content"])
         if findings:
             excluded.add(slug)
             del local[slug]
@@ -168,7 +175,7 @@ def local_state(step: Any, store: str, last: dict[str, Record], remote: dict[str
     return state, excluded, local
 
 
-def purged_keys(git: Any, snapshot: Snapshot, known: str | None) -> set[str]:
+def purged_keys(git: Git, snapshot: Snapshot, known: str | None) -> set[str]:
     """The text keys purged so far: the remote's purged.json and what this
     database remembers (`known`, from its state)."""
     keys = records.parse_purged(known.encode()) if known else set()
@@ -178,7 +185,7 @@ def purged_keys(git: Any, snapshot: Snapshot, known: str | None) -> set[str]:
     return keys
 
 
-def hold_purged(step: Any, tree: dict[str, Record]) -> None:
+def hold_purged(step: Round, tree: dict[str, Record]) -> None:
     """Take out of the next commit every version whose text was purged: it
     stays here, reported as held, and is never published again."""
     for slug, record in list(tree.items()):

@@ -17,13 +17,13 @@ import time
 from typing import Any
 
 from ..memory import jsonl
+from ..ops.context import Context
 from ..storage import sync as table
 from ..support.errors import NotFound, Refused
 from ..support.slugs import slugify
-from ..sync import hlc, records, transport, tree
-from .context import Context
-from .sync import Offline, failure
-from .sync_repo import locked, repository
+from . import hlc, records, transport, tree
+from .repo import locked, synced
+from .run import Offline, failure
 
 ROUNDS = 5
 
@@ -63,7 +63,7 @@ def _texts(ctx: Context, store: str, slug: str, old: records.Record | None) -> s
 
 
 def purge(ctx: Context, label: str) -> Purged:
-    repo = repository(ctx, need_enabled=True)
+    repo = synced(ctx)
     timeout, stall = float(ctx.setting("sync.timeout")), float(ctx.setting("sync.stall"))
     slug = slugify(label)
     with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
@@ -92,7 +92,7 @@ def purge(ctx: Context, label: str) -> Purged:
             git.anonymous = f"thatch-{clock.node}"
             stone = records.tombstone(slug, name, git.identity(),
                                       clock.issue(hlc.millis_of(ctx.now())))
-            from .sync_read import purged_keys
+            from .reading import purged_keys
 
             purged = purged_keys(git, snap, state.get("purged")) | _texts(ctx, repo.store, slug, old)
             files = {entry.path: stone.encode(), records.PURGED_PATH: records.encode_purged(purged)}

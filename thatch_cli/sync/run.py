@@ -27,12 +27,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ..ops.context import Context
 from ..storage import sync as table
 from ..support.errors import DiskFull, InvalidInput, NotFound, Refused, ThatchError, Unavailable
-from ..sync import hlc, merge, transport, tree
-from ..sync.tree import Snapshot
-from .context import Context
-from .sync_repo import Repository, locked, repository
+from . import hlc, merge, transport, tree
+from .repo import SyncedRepository, locked, synced
+from .round import Outcome, Round, Shared, counts
+from .tree import Snapshot
 
 MAX_ROUNDS = 6
 
@@ -41,31 +42,6 @@ class Offline(Unavailable):
     """The remote cannot be reached now; nothing was lost, sync again later."""
 
     code = "offline"
-
-
-class Outcome:
-    def __init__(self, repo: Repository, dry_run: bool) -> None:
-        self.store, self.remote, self.dry_run = repo.store, repo.remote, dry_run
-        self.status = "up to date"
-        self.pulled = {"created": 0, "updated": 0, "deleted": 0}
-        self.pushed = {"created": 0, "updated": 0, "deleted": 0}
-        self.conflicts: list[dict[str, Any]] = []
-        self.held: list[dict[str, Any]] = []
-        self.skipped: list[dict[str, str]] = []
-        self.notices: list[str] = []
-        self.commit: str | None = None
-        self.rounds = 0
-        self.unreviewed = 0
-
-    @property
-    def attention(self) -> bool:
-        return bool(self.skipped or self.held)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "remote": self.remote, "status": self.status, "dry_run": self.dry_run,
-                "pulled": self.pulled, "pushed": self.pushed, "conflicts": self.conflicts, "held": self.held,
-                "skipped": self.skipped, "unreviewed": self.unreviewed, "commit": self.commit,
-                "rounds": self.rounds, "notices": self.notices}
 
 
 def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), background: bool = False,
@@ -77,48 +53,36 @@ def sync(ctx: Context, *, dry_run: bool = False, allow: Iterable[str] = (), back
     What came in is searchable by keywords as soon as its rows are written;
     it is embedded after the sync lock is released (`progress` is told how
     far), so another sync never waits for the model."""
-    repo = repository(ctx, need_enabled=True)
+    repo = synced(ctx)
     outcome = Outcome(repo, dry_run)
     allowed = _allowed(ctx, repo.store, allow)
     timeout = float(ctx.setting("sync.timeout"))
     stall = float(ctx.setting("sync.stall"))
     if push is None:
         push = fetch or bool(ctx.setting("sync.auto_push"))
-    from .sync_read import load_cache, save_cache
+    from .reading import load_cache, save_cache
 
-    shared = _Shared(allowed, timeout, stall, load_cache(repo.common_dir))
+    shared = Shared(allowed, timeout, stall, load_cache(repo.common_dir))
     try:
         with locked(repo, timeout), tree.Git(repo.top, ctx.env) as git:
             try:
                 outcome = _rounds(ctx, git, repo, outcome, shared, fetch=fetch, push=push, background=background,
                                   dry_run=dry_run)
             finally:
-                save_cache(repo.common_dir, shared.cache, shared.seen)
+                save_cache(repo.common_dir, shared.cache, shared.seen, shared.parsed)
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
         raise DiskFull(f"no space left to write under {repo.common_dir} ({exc.strerror}): free some space and sync"
                        " again; nothing was lost", remote=repo.remote) from None
     if shared.written:
-        from .sync_apply import embed
+        from .applying import embed
 
         embed(ctx, repo.store, shared.written, outcome, progress)
     return outcome
 
 
-class _Shared:
-    """What every round of one sync uses: the labels allowed past the
-    credential check, the git timeout, and the cache of files already read
-    (with the blobs this sync saw, which the cache keeps)."""
-
-    __slots__ = ("allowed", "cache", "seen", "stall", "timeout", "written")
-
-    def __init__(self, allowed: set[str], timeout: float, stall: float, cache: dict) -> None:
-        self.allowed, self.timeout, self.stall, self.cache, self.seen = allowed, timeout, stall, cache, set()
-        self.written: list[tuple[str, str]] = []  # (slug, content) that came in, to embed after the lock
-
-
-def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, shared: _Shared, *, fetch: bool,
+def _rounds(ctx: Context, git: tree.Git, repo: SyncedRepository, outcome: Outcome, shared: Shared, *, fetch: bool,
             push: bool, background: bool, dry_run: bool) -> Outcome:
     """Fetch, merge, commit, push, until the push's lease holds. With local
     changes to push, the first round skips the fetch and pushes what merges
@@ -130,6 +94,7 @@ def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, sha
     tracking = tree.tracking_ref(repo.remote)
     optimistic = fetch and push and not dry_run and git.ref(tracking) is not None
     declined: str | None = None
+    guessed: str | None = None  # the tip the first round merged and had nothing to push to
     for round_ in range(MAX_ROUNDS + optimistic):
         outcome.rounds = round_ + 1 - optimistic if round_ else 1
         first_guess = optimistic and round_ == 0
@@ -137,6 +102,11 @@ def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, sha
             fetched = transport.fetch(repo.top, ctx.env, repo.remote, timeout, stall)
             if not fetched.ok:
                 return _failed(ctx, outcome, repo, fetched, background)
+            if guessed is not None and git.ref(tracking) == guessed:
+                # Nobody pushed since the tip the first round merged: a second merge would change nothing.
+                outcome.status = _settled(outcome, dry_run)
+                break
+            guessed = None
         remote_tip = git.ref(tracking)
         outcome.held, outcome.skipped = [], []
         if remote_tip and git.has(remote_tip) and git.kind(remote_tip) != "commit":
@@ -144,11 +114,12 @@ def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, sha
             # from it, and let the push (leased on it) put a commit back.
             outcome.skipped.append({"path": tree.LOCAL_REF.decode(), "reason": f"points at a {git.kind(remote_tip)},"
                                     " not a commit; nothing was read from it"})
-        step = _Round(ctx, git, repo, remote_tip, outcome, shared)
-        new_tip = step.run(dry_run)
+        step = Round(ctx, git, repo, remote_tip, outcome, shared)
+        new_tip = merge_round(step, dry_run)
         outcome.commit = new_tip
         if dry_run or not push or declined or new_tip is None or new_tip == remote_tip:
             if first_guess:
+                guessed = remote_tip
                 continue  # nothing of ours to push: fetch what others pushed
             outcome.status = _settled(outcome, dry_run)
             break
@@ -172,12 +143,12 @@ def _rounds(ctx: Context, git: tree.Git, repo: Repository, outcome: Outcome, sha
             time.sleep(min(8.0, 0.2 * 2 ** round_) * random.uniform(0.5, 1.5))
     else:
         outcome.status = "deferred"
-        outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
+        outcome.pushed = counts()
         outcome.notices.append(f"lease lost {MAX_ROUNDS} times: others kept pushing to {repo.remote}; your changes"
                                " are merged here and the next sync pushes them")
     if declined:
         outcome.status = "pull-only"
-        outcome.pushed = {"created": 0, "updated": 0, "deleted": 0}
+        outcome.pushed = counts()
         outcome.notices.append(declined)
     _record(ctx, repo.store, outcome)
     return outcome
@@ -189,7 +160,7 @@ def _settled(outcome: Outcome, dry_run: bool) -> str:
     return "pulled" if any(outcome.pulled.values()) else "up to date"
 
 
-def failure(kind: str, result: transport.GitResult, repo: Repository, kept: str) -> ThatchError:
+def failure(kind: str, result: transport.GitResult, repo: SyncedRepository, kept: str) -> ThatchError:
     """The error a failed fetch or push means, named for what it is, with
     what to do; `kept` says what became of the user's memories."""
     remote, reason = repo.remote, result.reason()
@@ -214,7 +185,7 @@ def _no_space(path: Path) -> bool:
     return found.f_bavail * found.f_frsize < 1 << 20
 
 
-def _failed(ctx: Context, outcome: Outcome, repo: Repository, result: transport.GitResult,
+def _failed(ctx: Context, outcome: Outcome, repo: SyncedRepository, result: transport.GitResult,
             background: bool) -> Outcome:
     error = failure(transport.classify(result), result, repo, "your memories are kept here and sync next time")
     if not background:
@@ -260,66 +231,54 @@ def _allowed(ctx: Context, store: str, labels: Iterable[str]) -> set[str]:
     return found
 
 
-class _Round:
-    """One fetch-merge-commit round (before its push)."""
+def merge_round(step: Round, dry_run: bool) -> str | None:
+    """Read both sides, merge them, and (unless `dry_run`) commit the merged
+    tree and write what came in; returns the commit to push."""
+    from .applying import apply, commit
+    from .reading import hold_purged, local_state, purged_keys, read_fields, read_side
 
-    def __init__(self, ctx: Context, git: tree.Git, repo: Repository, remote_tip: str | None, outcome: Outcome,
-                 shared: _Shared) -> None:
-        self.ctx, self.git, self.repo, self.remote_tip = ctx, git, repo, remote_tip
-        self.outcome, self.allowed, self.cache, self.seen = outcome, shared.allowed, shared.cache, shared.seen
-        self.written = shared.written
-        self.db = ctx.db()
-        self.pushed = {"created": 0, "updated": 0, "deleted": 0}
-        self._parsed: dict[str, Any] = {}
-        self.purged: set[str] = set()
-
-    def run(self, dry_run: bool) -> str | None:
-        from .sync_read import hold_purged, local_state, purged_keys, read_side
-
-        conn, store = self.db.conn, self.repo.store
-        state = table.state(conn, store)
-        last_tip = state.get("base") if self.git.has(state.get("base")) else None
-        remote_tip = self.remote_tip if self.git.has(self.remote_tip) else None
-        if remote_tip and self.git.kind(remote_tip) != "commit":
-            remote_tip = None
-        base_tip = self.git.merge_base(last_tip, remote_tip)
-        snap_remote = self.git.snapshot(remote_tip)
-        self.git.check_format(snap_remote)
-        remote_purged = purged_keys(self.git, snap_remote, None)
-        self.purged = remote_purged | purged_keys(self.git, Snapshot.empty(), state.get("purged"))
-        last = read_side(self, self.git.snapshot(last_tip), trusted=True)
-        base = last if base_tip == last_tip else read_side(self, self.git.snapshot(base_tip), trusted=True)
-        remote = read_side(self, snap_remote, trusted=False)
-        node = table.node_id(conn, random.getrandbits(40).to_bytes(5, "big").hex()) if not dry_run else "dry"
-        self.git.anonymous = f"thatch-{node}"
-        clock = hlc.Clock(node, hlc.parse(state.get("hlc")), hlc.millis_of(self.ctx.now()))
-        rows, excluded, local = local_state(self, store, last, remote, clock)
-        plan = merge.merge(local, base, remote, rows, excluded, clock)
-        if self.purged:
-            hold_purged(self, plan.tree)
-        for kind, count in plan.pulled().items():  # a round after a lost lease adds to the earlier rounds'
-            self.outcome.pulled[kind] += count
-        self.outcome.conflicts += [c.to_json() for c in plan.conflicts]
-        self.outcome.held += [{"slug": s, "label": rows_label(rows, s), "reason": "private or branch-scoped here;"
-                               " the remote's change was not taken", "rules": []} for s in plan.held]
-        for slug, record in plan.tree.items():
-            before = snap_remote.memories.get(slug)
-            self.pushed["deleted" if record.deleted else "updated" if before else "created"] += 1
-        self.outcome.pushed = dict(self.pushed)
-        if dry_run:
-            return None
-        from .sync_apply import apply, commit
-        from .sync_read import read_fields
-
-        read_fields(self, [record for record, _ in plan.apply], snap_remote)
-        teach = self.purged - remote_purged  # purges the remote lost (an old clone's push) or never had
-        new_tip = commit(self, snap_remote, plan, remote_tip, teach) if plan.tree or teach else remote_tip
-        apply(self, plan, new_tip, clock)
-        return new_tip
+    git, conn, store = step.git, step.db.conn, step.repo.store
+    state = table.state(conn, store)
+    last_tip = state.get("base") if git.has(state.get("base")) else None
+    remote_tip = step.remote_tip if git.has(step.remote_tip) else None
+    if remote_tip and git.kind(remote_tip) != "commit":
+        remote_tip = None
+    base_tip = git.merge_base(last_tip, remote_tip)
+    snap_remote = git.snapshot(remote_tip)
+    git.check_format(snap_remote)
+    remote_purged = purged_keys(git, snap_remote, None)
+    step.purged = remote_purged | purged_keys(git, Snapshot.empty(), state.get("purged"))
+    last = read_side(step, git.snapshot(last_tip), trusted=True)
+    base = last if base_tip == last_tip else read_side(step, git.snapshot(base_tip), trusted=True)
+    remote = read_side(step, snap_remote, trusted=False)
+    node = table.node_id(conn, random.getrandbits(40).to_bytes(5, "big").hex()) if not dry_run else "dry"
+    git.anonymous = f"thatch-{node}"
+    clock = hlc.Clock(node, hlc.parse(state.get("hlc")), hlc.millis_of(step.ctx.now()))
+    rows, excluded, local = local_state(step, store, last, remote, clock)
+    plan = merge.merge(local, base, remote, rows, excluded, clock)
+    if step.purged:
+        hold_purged(step, plan.tree)
+    outcome = step.outcome
+    for kind, count in plan.pulled().items():  # a round after a lost lease adds to the earlier rounds'
+        outcome.pulled[kind] += count
+    outcome.conflicts += [c.to_json() for c in plan.conflicts]
+    outcome.held += [{"slug": s, "label": _label(rows, s), "reason": "private or branch-scoped here;"
+                      " the remote's change was not taken", "rules": []} for s in plan.held]
+    for slug, record in plan.tree.items():
+        before = snap_remote.memories.get(slug)
+        step.pushed["deleted" if record.deleted else "updated" if before else "created"] += 1
+    outcome.pushed = dict(step.pushed)
+    if dry_run:
+        return None
+    read_fields(step, [record for record, _ in plan.apply], snap_remote)
+    teach = step.purged - remote_purged  # purges the remote lost (an old clone's push) or never had
+    new_tip = commit(step, snap_remote, plan, remote_tip, teach) if plan.tree or teach else remote_tip
+    apply(step, plan, new_tip, clock)
+    return new_tip
 
 
-def rows_label(rows: dict, slug: str) -> str:
+def _label(rows: dict[str, tuple[Any, ...]], slug: str) -> str:
     from ..memory.records import SYNCED_FIELDS
 
     row = rows.get(slug)
-    return row[SYNCED_FIELDS.index("label")] if row else slug
+    return str(row[SYNCED_FIELDS.index("label")]) if row else slug

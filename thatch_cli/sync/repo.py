@@ -7,23 +7,39 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..location import gitfs
 from ..location.scope import GLOBAL
+from ..ops.context import Context
 from ..support.errors import InvalidInput, NotFound, ThatchError, Unavailable
-from ..sync import gitconfig
-from .context import Context
+from . import gitconfig
 
 
+@dataclass(frozen=True)
 class Repository:
-    __slots__ = ("common_dir", "remote", "store", "top")
+    """The repository around the working directory: its top, its git common
+    directory, its own store, and the remote sync goes through (None: sync
+    is not set up here)."""
 
-    def __init__(self, top: Path, common_dir: Path, store: str, remote: str | None) -> None:
-        self.top, self.common_dir, self.store, self.remote = top, common_dir, store, remote
+    top: Path
+    common_dir: Path
+    store: str
+    remote: str | None
 
 
-def repository(ctx: Context, *, need_enabled: bool) -> Repository:
+@dataclass(frozen=True)
+class SyncedRepository:
+    """A repository where sync is set up: it has a remote."""
+
+    top: Path
+    common_dir: Path
+    store: str
+    remote: str
+
+
+def repository(ctx: Context) -> Repository:
     """The repository around the working directory and its own store (its
     detected identity: THATCH_STORE never redirects what is shared)."""
     from ..support import validate
@@ -36,15 +52,20 @@ def repository(ctx: Context, *, need_enabled: bool) -> Repository:
     store = validate.store(ctx.place().detected)
     if store == GLOBAL:
         raise InvalidInput("the global store is never shared; thatch sync shares a repository's own store")
-    remote = gitconfig.remote(top, ctx.env)
-    if need_enabled and remote is None:
+    return Repository(Path(top), Path(location.common_dir), store, gitconfig.remote(top, ctx.env))
+
+
+def synced(ctx: Context) -> SyncedRepository:
+    """The repository, which must be set up for sync."""
+    repo = repository(ctx)
+    if repo.remote is None:
         raise NotFound("thatch sync is not set up in this repository: run 'thatch sync init' (it says who will"
-                       " be able to read the memories, and asks)", store=store)
-    return Repository(Path(top), Path(location.common_dir), store, remote)
+                       " be able to read the memories, and asks)", store=repo.store)
+    return SyncedRepository(repo.top, repo.common_dir, repo.store, repo.remote)
 
 
 @contextmanager
-def locked(repo: Repository, seconds: float) -> Iterator[None]:
+def locked(repo: Repository | SyncedRepository, seconds: float) -> Iterator[None]:
     from ..support.files import acquire_lock
 
     try:

@@ -12,20 +12,24 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..memory.records import SYNCED_FIELDS
 from ..storage import anchors as anchor_table
 from ..storage import sync as table
 from ..support.errors import ModelUnavailable
 from ..support.textsafe import one_line
-from ..sync import hlc, records
-from ..sync.merge import Plan
-from ..sync.tree import LOCAL_REF, Snapshot
-from .sync_read import cache_entry
+from . import hlc, records
+from .merge import Plan
+from .reading import cache_entry
+from .round import Outcome, Round
+from .tree import LOCAL_REF, Snapshot
+
+if TYPE_CHECKING:
+    from ..ops.context import Context
 
 
-def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None, teach: set[str]) -> str:
+def commit(step: Round, snap_remote: Snapshot, plan: Plan, remote_tip: str | None, teach: set[str]) -> str:
     """The merged tree as a commit on the remote's tip only, set as the
     local refs/thatch/memories. Never on the last synced commit as well when
     the remote's history lost it: after a purge (or a forced push) that
@@ -37,10 +41,10 @@ def commit(step: Any, snap_remote: Snapshot, plan: Plan, remote_tip: str | None,
     blobs: dict[str, bytes | None] = {}
     for slug, rec in plan.tree.items():
         data = blobs[records.path_of(slug)] = rec.encode()
-        # Known from now on (sync_read's cache): the next sync need not read it back.
+        # Known from now on (reading.py's cache): the next sync need not read it back.
         sha = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-        step.cache[sha] = cache_entry(rec)
-        step.seen.add(sha)
+        step.shared.cache[sha] = cache_entry(rec)
+        step.shared.seen.add(sha)
     if records.FORMAT_PATH not in snap_remote.others:
         blobs[records.FORMAT_PATH] = (json.dumps(records.FORMAT, indent=2) + "\n").encode()
     if teach:
@@ -59,7 +63,7 @@ BATCH = 256
 CONTENT = SYNCED_FIELDS.index("content")  # in a row's state as the merge read it
 
 
-def embed(ctx: Any, store: str, written: list[tuple[str, str]], outcome: Any,
+def embed(ctx: Context, store: str, written: list[tuple[str, str]], outcome: Outcome,
           progress: Callable[[int, int | None], None] | None) -> None:
     """Vectors for the incoming memories whose text is new here, in batches
     after their rows are written (keyword recall finds them at once) and
@@ -86,7 +90,7 @@ def embed(ctx: Any, store: str, written: list[tuple[str, str]], outcome: Any,
         progress(len(written), len(written))
 
 
-def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
+def apply(step: Round, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
     ctx, db, store = step.ctx, step.db, step.repo.store
     review = bool(ctx.setting("sync.review"))
     now = ctx.now()
@@ -98,14 +102,15 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
                 step.outcome.notices.append(f"{one_line(record.label)!r} changed here during the sync; the next"
                                             " sync shares this version")
                 continue
-            if record.deleted:
+            fields = record.fields
+            if fields is None:  # a tombstone
                 table.delete(conn, store, record.slug)
                 continue
-            values = {"slug": record.slug, "store": store, **record.fields}
+            values = {"slug": record.slug, "store": store, **fields}
             anchored = values.pop("anchors", None) or []
-            if before is None or before[CONTENT] != record.fields["content"]:
+            if before is None or before[CONTENT] != fields["content"]:
                 values["embedding"] = values["model"] = None
-                written.append((record.slug, record.fields["content"]))
+                written.append((record.slug, fields["content"]))
             db.write_row(values, replace=before is not None)
             anchor_table.write(conn, store, record.slug, [tuple(a[k] for k in records.ANCHOR_KEYS) for a in anchored],
                                keep_others=False)
@@ -117,4 +122,4 @@ def apply(step: Any, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> None:
         table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last),
                                       "purged": records.encode_purged(step.purged).decode() if step.purged else None,
                                       "since": table.state(conn, store).get("since") or now})
-    step.written.extend(written)
+    step.shared.written.extend(written)
