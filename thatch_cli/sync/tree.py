@@ -21,6 +21,8 @@ from . import records
 
 if TYPE_CHECKING:
     from dulwich.objects import ObjectID, ShaFile
+    from dulwich.refs import Ref
+    from dulwich.repo import Repo
 
 MAX_FILES = 200_000
 MAX_TREE_BYTES = 256 * 1024 * 1024
@@ -71,7 +73,7 @@ class Git:
 
     def __init__(self, top: Path, env: Mapping[str, str]) -> None:
         self.top, self.env = top, dict(env)
-        self._repo = None
+        self._repo: Repo | None = None
         self._snapshots: dict[str, Snapshot] = {}
         self._identity: str | None = None
         self.anonymous = "thatch"  # the name when git knows none (sync sets one of the database's own)
@@ -85,7 +87,7 @@ class Git:
         return self._identity
 
     @property
-    def repo(self):
+    def repo(self) -> Repo:
         if self._repo is None:
             from dulwich.repo import Repo
 
@@ -112,19 +114,19 @@ class Git:
 
     def ref(self, name: bytes) -> str | None:
         try:
-            return self.repo.refs[name].decode()
+            return self.repo.refs[cast("Ref", name)].decode()
         except KeyError:
             return None
 
     def has(self, sha: str | None) -> bool:
-        return sha is not None and sha != "" and sha.encode() in self.repo.object_store
+        return sha is not None and sha != "" and _oid(sha) in self.repo.object_store
 
     def kind(self, sha: str) -> str:
         """The type of an object this repository has: commit, tree, blob or tag."""
-        return self.repo.object_store[sha.encode()].type_name.decode()
+        return self.repo.object_store[_oid(sha)].type_name.decode()
 
     def set_ref(self, name: bytes, old: str | None, new: str) -> bool:
-        return self.repo.refs.set_if_equals(name, old.encode() if old else None, new.encode())
+        return self.repo.refs.set_if_equals(cast("Ref", name), _oid(old) if old else None, _oid(new))
 
     def merge_base(self, a: str | None, b: str | None) -> str | None:
         if not (a and b):
@@ -204,7 +206,7 @@ class Git:
             store, few = self.repo.object_store, {}
             for sha in wanted:
                 try:
-                    few[sha] = store[sha.encode()].as_raw_string()
+                    few[sha] = store[_oid(sha)].as_raw_string()
                 except KeyError:
                     continue
             return few
