@@ -25,9 +25,9 @@ cut-off that means the same thing whatever else is in the store:
 
   Words: up to WORDS_FROM, shared words are what a prompt has with many
   memories and add nothing; past it, a prompt that names the memory's
-  subject ("release process", "graphql schema")
-  adds up to 0.3. The threshold setting (0.45) keeps its meaning for a
-  one-clause prompt that shares no word. bench/nudge_rule.py measures the
+  subject ("release process", "graphql schema") adds up to 0.3. The
+  threshold setting (0.45) keeps its meaning for a one-clause prompt that
+  shares no word. bench/nudge_rule.py measures the
   rule with three models on two sets of developer prompts (one written
   before the rule was chosen, and only checked on); bench/calibration.py
   measures the threshold on LoCoMo;
