@@ -18,8 +18,9 @@ without naming it): nudged when the listed memories include that one. An
 unrelated prompt (developer and everyday prompts, many sharing common words
 with the memories) is nudged when anything is listed.
 
-"before" is the rule thatch had: the calibrated cosine plus 0.5 x the term
-share past 0.4, against nudge.threshold. "after" is ops/nudge.py's rule.
+"before" is the rule thatch had before meaning and words were combined:
+the calibrated cosine alone against nudge.threshold. "after" is
+ops/nudge.py's rule.
 Targets, per model and split: at least 80% of RELATED prompts (questions
 and tasks together) nudged, at most 5% of unrelated prompts.
 Models come from bench/models.py (minilm, compressed, mpnet, a folder, or
@@ -49,18 +50,13 @@ from thatch_cli.support.settings import NUDGE_THRESHOLD  # noqa: E402
 DATA = [ROOT / "bench" / "data" / "nudge_prompts.json", ROOT / "bench" / "data" / "nudge_fresh.json"]
 TARGETS = {"related": 0.80, "unrelated": 0.05}
 SPLITS = ("tune", "held_out", "fresh")
-# The rule thatch had before this one (meaning plus the words past 0.4 of the prompt's term weight).
-BEFORE_WORDS_FROM, BEFORE_WORDS_WEIGHT = 0.4, 0.5
-
-
 def before(ctx: Context, prompt: str) -> list[str]:
-    """The labels the previous rule listed (the same candidates, one prompt vector)."""
+    """The labels the cosine-alone rule listed (the same candidates, cut on the calibrated cosine)."""
     if len(prompt.strip()) < nudge.MIN_PROMPT_CHARS:
         return []
     outcome = peek(ctx, prompt, limit=nudge.CANDIDATES, floor=0)
-    scored = [(r.ranked.semantic + BEFORE_WORDS_WEIGHT * max(0.0, r.ranked.share - BEFORE_WORDS_FROM), r.memory.label)
-              for r in outcome.results if r.ranked.semantic is not None]
-    return [label for score, label in sorted(scored, reverse=True) if score >= NUDGE_THRESHOLD][:nudge.MAX_MATCHES]
+    return [r.memory.label for r in outcome.results
+            if r.ranked.semantic is not None and r.ranked.semantic >= NUDGE_THRESHOLD][:nudge.MAX_MATCHES]
 
 
 def after(ctx: Context, prompt: str) -> list[str]:
