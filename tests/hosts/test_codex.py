@@ -6,10 +6,12 @@ configuration Codex rewrites itself between two runs of setup."""
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 from pathlib import Path
 
 from codex_app import AppServer
+from sandbox import THATCH
 
 RELEASE = ("Release process", "Tag the commit, build the wheel and upload it to PyPI with twine.")
 RELATED = "what is the release process: tag the commit, build the wheel and upload it to pypi with twine?"
@@ -55,8 +57,10 @@ def test_the_reminder_and_a_related_nudge_reach_the_model(codex_sandbox, api, co
 
 
 def test_memory_remember_and_recall_round_trip(codex_sandbox, api, codex):
+    """Through the user's own config, where the server is required: a project's optional one may still be
+    starting when `codex exec` sends its first turn."""
     sandbox = codex_sandbox
-    assert sandbox.thatch("setup", "codex").returncode == 0
+    assert sandbox.thatch("setup", "codex", "--global").returncode == 0
     remember = {"label": "Staging port", "content": "The staging server listens on port 8443 behind the VPN."}
     ask(sandbox, codex, f"remember this @@call memory_remember {json.dumps(remember)}@@")
     shown = sandbox.thatch("show", "Staging port", "--json")
@@ -104,3 +108,24 @@ def test_setup_survives_codex_editing_its_config_and_uninstall_removes_exactly_t
     with AppServer(codex, sandbox.env, sandbox.project, sandbox.root / "app-server.log") as app:
         assert not [h for h in app.hooks(sandbox.project) if "thatch" in (h.get("command") or "")]
     assert Path(config).read_text().startswith("# the user's own settings\n")
+
+
+def test_a_clone_without_thatch_starts_codex_with_the_projects_file(codex_sandbox, api, codex):
+    """The project's .codex/config.toml committed by a thatch user, in a Codex whose PATH has no thatch: the
+    session starts, the hooks are silent, the turn completes."""
+    sandbox = codex_sandbox
+    # Set up by a thatch whose path this machine then loses, as a teammate's clone would lack it.
+    theirs = sandbox.root / "theirs" / "thatch"
+    theirs.parent.mkdir()
+    shutil.copy2(THATCH, theirs)
+    assert sandbox.run([str(theirs), "setup", "codex"]).returncode == 0
+    theirs.unlink()
+    assert all(h["trustStatus"] == "trusted" for h in trust_hooks(sandbox, codex))
+    no_thatch = {"PATH": f"{sandbox.bin}:/usr/bin:/bin", "THATCH_DB": "", "THATCH_MODEL": ""}
+    assert sandbox.run(["sh", "-c", "command -v thatch"], env=no_thatch).returncode != 0
+    done = sandbox.run([*codex, "exec", "--skip-git-repo-check", UNRELATED], env=no_thatch)
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
+    assert "Failed" not in done.stderr and "mcp: thatch" not in done.stderr, done.stderr[-3000:]
+    assert "hook: SessionStart Completed" in done.stderr and "hook: UserPromptSubmit Completed" in done.stderr
+    seen = turn(api, UNRELATED)
+    assert not any(said in seen for said in ("thatch: Memory for", "thatch: No memories", "thatch: After responding"))

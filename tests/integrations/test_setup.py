@@ -204,7 +204,8 @@ def test_a_thatch_server_added_by_the_host_is_recognised_and_kept_in_place(cli, 
     assert code == 0, done
     text = config.read_text()
     assert text.index("[mcp_servers.thatch]") < text.index("[mcp_servers.zeta]")  # updated in place
-    assert tomllib.loads(text)["mcp_servers"]["thatch"]["command"] == f"{EXE_DIR}/thatch"
+    server = tomllib.loads(text)["mcp_servers"]["thatch"]
+    assert server["command"] == "sh" and server["args"][1].endswith('exec "$t" mcp')  # the project's: guarded
 
 
 def test_status_sees_drift_and_setup_repairs_it(cli, places):

@@ -122,7 +122,7 @@ def test_codex_status_tells_rewritten_from_someone_elses(cli, project):
     config.parent.mkdir()
     config.write_text(CODEX_BEFORE)
     setup(cli, project, "codex")
-    config.write_text(config.read_text().replace('args = ["mcp"]', 'args = [ "mcp" ]'))  # Codex's own formatting
+    config.write_text(config.read_text().replace('args = ["-c"', 'args = [ "-c"'))  # Codex's own formatting
 
     def state() -> str:
         status = setup(cli, project, "--status", "codex")[1]
@@ -130,7 +130,7 @@ def test_codex_status_tells_rewritten_from_someone_elses(cli, project):
         return {f["role"]: f["state"] for f in entry["files"]}["mcp and hooks"]
 
     assert state() == "rewritten"
-    config.write_text(config.read_text().replace(f'command = "{EXE_DIR}/thatch"', 'command = "docker"'))
+    config.write_text(config.read_text().replace('command = "sh"', 'command = "docker"'))
     assert state() == "foreign"
 
 
@@ -163,7 +163,12 @@ def test_the_terminals_settings_reach_every_mcp_server(cli, project, tmp_path, i
     assert "env" not in json.loads((project / ".mcp.json").read_text())["mcpServers"]["thatch"]
     assert json.loads((project / ".claude/settings.local.json").read_text())["env"] == expected
     assert json.loads((project / ".cursor/mcp.json").read_text())["mcpServers"]["thatch"]["env"] == expected
-    assert tomllib.loads((project / ".codex/config.toml").read_text())["mcp_servers"]["thatch"]["env"] == expected
+    # Codex: the project's file forwards them by name from the environment Codex runs in; no values.
+    codex = tomllib.loads((project / ".codex/config.toml").read_text())["mcp_servers"]["thatch"]
+    assert "env" not in codex and set(expected) <= set(codex["env_vars"])
+    assert cli("setup", "codex", "--global", "--json", cwd=project, **env).exit_code == 0
+    codex = tomllib.loads((Path(isolated_env["HOME"]) / ".codex/config.toml").read_text())["mcp_servers"]["thatch"]
+    assert codex["env"] == expected and codex["required"] is True
     # The defaults a host would compute anyway are not recorded.
     home = isolated_env["HOME"]
     plain = {"XDG_CONFIG_HOME": f"{home}/.config", "XDG_STATE_HOME": f"{home}/.local/state",

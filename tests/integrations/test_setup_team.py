@@ -172,3 +172,81 @@ def test_cursor_project_files_name_thatch_unless_this_machine_needs_more(git_rep
     assert custom.returncode == 0 and any("Cursor keeps no per-user file" in n for n in json.loads(custom.stdout)["notes"])
     assert json.loads((project / ".cursor/mcp.json").read_text())["mcpServers"]["thatch"]["env"]["THATCH_DB"] == \
         isolated_env["THATCH_DB"]
+
+
+def codex_commands(project: Path) -> tuple[dict[str, str], dict]:
+    import tomllib
+
+    config = tomllib.loads((project / ".codex/config.toml").read_text())
+    hooks = {event: groups[-1]["hooks"][0]["command"] for event, groups in config["hooks"].items()}
+    return hooks, config["mcp_servers"]["thatch"]
+
+
+@pytest.fixture
+def shared_codex(git_repo):
+    """A repository whose first user ran `thatch setup codex` (project scope, THATCH_DB set) and committed it."""
+    project = git_repo("widget", remote="git@github.com:acme/widget.git")
+    done = thatch(["setup", "codex", "--json"], project, f"{EXE_DIR}:{BARE_PATH}")
+    assert done.returncode == 0, done.stderr
+    git(project, "add", ".codex/config.toml", "AGENTS.md")
+    git(project, "commit", "-qm", "thatch")
+    return project, json.loads(done.stdout)
+
+
+def test_codex_project_file_holds_nothing_of_this_machine(shared_codex, isolated_env):
+    project, report = shared_codex
+    text = (project / ".codex/config.toml").read_text()
+    for machine in (EXE_DIR, isolated_env["HOME"], isolated_env["THATCH_DB"], sys.executable):
+        assert machine not in text, machine
+    _hooks, server = codex_commands(project)
+    assert "required" not in server and "env" not in server  # Codex starts without it; no values, only names
+    assert {"THATCH_BIN", "THATCH_DB"} <= set(server["env_vars"])
+    assert any(n.startswith("this machine's ") and f"THATCH_DB={isolated_env['THATCH_DB']}" in n and "export them in the shell that starts Codex" in n
+               for n in report["notes"])
+    status = json.loads(thatch(["setup", "--status", "codex", "--json"], project, f"{EXE_DIR}:{BARE_PATH}").stdout)
+    where = next(s for s in status["hosts"] if s["scope"] == "project")
+    assert where["state"] == "wired" and not where["warnings"]
+
+
+def test_a_tracked_codex_file_with_a_machine_path_is_warned_about(shared_codex):
+    project, _report = shared_codex
+    config = project / ".codex/config.toml"
+    import tomlkit
+
+    from thatch_cli.integrations.hosts.managed import guarded
+
+    older = tomlkit.item(f"{EXE_DIR}/thatch reminder --host codex").as_string()  # what setup wrote before
+    config.write_text(config.read_text().replace(tomlkit.item(guarded("reminder --host codex")).as_string(), older))
+    assert older in config.read_text()
+    git(project, "commit", "-qam", "an older setup")
+    status = json.loads(thatch(["setup", "--status", "codex", "--json"], project, f"{EXE_DIR}:{BARE_PATH}").stdout)
+    warnings = next(s for s in status["hosts"] if s["scope"] == "project")["warnings"]
+    assert any(w.startswith(".codex/config.toml is tracked by git and holds a path of this machine") for w in warnings)
+    assert thatch(["setup", "codex"], project, f"{EXE_DIR}:{BARE_PATH}").returncode == 0  # rerunning setup fixes it
+    assert EXE_DIR not in config.read_text() and config.read_text().count("reminder --host codex") == 1
+
+
+def test_a_codex_teammate_without_thatch_gets_silence_and_one_with_it_gets_memory(shared_codex, tmp_path,
+                                                                                    isolated_env):
+    project, _report = shared_codex
+    clone = tmp_path / "newcomer"
+    git(tmp_path, "clone", "-q", str(project), str(clone))
+    hooks, server = codex_commands(clone)
+    payload = hook_payload("codex_session_start", project=clone)
+    bare = {**os.environ, "PATH": BARE_PATH}
+    for event, command in hooks.items():
+        ran = as_claude_runs(command, payload, clone, bare)
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", ""), (event, ran)
+    ran = subprocess.run([server["command"], *server["args"]], input="", capture_output=True, text=True, env=bare,
+                         cwd=clone, timeout=30)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
+
+    # With THATCH_BIN (and THATCH_DB) exported in the shell that starts Codex, the same file runs their thatch.
+    git(clone, "remote", "set-url", "origin", "git@github.com:acme/widget.git")
+    mine = {**bare, "THATCH_BIN": f"{EXE_DIR}/thatch", "THATCH_MODEL": "fake:64", "THATCH_DAEMON": "0"}
+    remembered = subprocess.run([f"{EXE_DIR}/thatch", "remember", "Release process", "Tag, build, upload."], cwd=clone,
+                                env=mine, capture_output=True, text=True, timeout=60)
+    assert remembered.returncode == 0, remembered
+    started = as_claude_runs(hooks["SessionStart"], payload, clone, mine)
+    assert started.returncode == 0, started
+    assert json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"].startswith("thatch: Memory for acme/widget")

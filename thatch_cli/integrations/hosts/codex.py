@@ -18,10 +18,12 @@ changed, or nothing is written.
 Codex reads hooks from `[hooks]` tables of config.toml
 (developers.openai.com/codex/hooks); an inline table or array (`hooks =
 {...}`, `SessionStart = [...]`) cannot be extended by a section, which is
-refused with what to change. The server is `required = true`: Codex then
-waits for it at session start (a Python server takes a second or more to
-answer, and `codex exec` starts its first turn without an optional server
-that is still starting).
+refused with what to change. In the user's own config the server is
+`required = true`: Codex then waits for it at session start (`codex exec`
+starts its first turn without an optional server that is still starting).
+A project's file is the team's: there the server runs through the guard,
+is optional (a teammate without thatch still gets a Codex), and forwards
+thatch's variables by name (`env_vars`) instead of holding their values.
 """
 
 from __future__ import annotations
@@ -118,14 +120,19 @@ class CodexConfig:
     role = "mcp and hooks"
 
     def __init__(self, path: Path, command: list[str], hooks: dict[str, str], *, env: dict[str, str] | None = None,
-                 timeout: int = 10) -> None:
+                 timeout: int = 10, required: bool = True, forward: tuple[str, ...] = ()) -> None:
         self.path, self.command, self.hooks = path, command, hooks
         self.env, self.timeout = dict(env or {}), timeout
+        self.required, self.forward = required, list(forward)
 
     # -- what thatch writes -----------------------------------------------------------
 
     def server(self) -> dict:
-        server: dict[str, Any] = {"command": self.command[0], "args": self.command[1:], "required": True}
+        server: dict[str, Any] = {"command": self.command[0], "args": self.command[1:]}
+        if self.required:
+            server["required"] = True
+        if self.forward:
+            server["env_vars"] = list(self.forward)
         if self.env:
             server["env"] = dict(self.env)
         return server
@@ -136,7 +143,9 @@ class CodexConfig:
     def _render_server(self, name: str = "thatch") -> str:
         server = self.server()
         lines = [f"[mcp_servers.{_key(name)}]", f"command = {_toml(server['command'])}",
-                 f"args = {_toml(server['args'])}", "required = true"]
+                 f"args = {_toml(server['args'])}"]
+        lines += ["required = true"] if self.required else []
+        lines += [f"env_vars = {_toml(self.forward)}"] if self.forward else []
         if self.env:
             lines += ["", f"[mcp_servers.{_key(name)}.env]"]
             lines += [f"{_key(k)} = {_toml(v)}" for k, v in sorted(self.env.items())]

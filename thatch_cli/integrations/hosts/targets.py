@@ -152,20 +152,32 @@ def target(host: str, env: Mapping[str, str], cwd: Path, executable: str, *, glo
             McpServerJson(root / ".cursor" / "mcp.json", mcp, server_env),
             HooksJson(root / ".cursor" / "hooks.json", hooks, nested=False),
             instructions(root / "AGENTS.md", shared_with=("codex",))], notes)
-    hooks = {"SessionStart": f"{word} reminder --host codex", "UserPromptSubmit": f"{word} flush-tools --host codex",
-             "PostToolUse": f"{word} buffer-tool"}
-    notes = ["Codex runs a hook only after you review and trust it (/hooks in Codex)",
-             "the MCP server is required: Codex waits for it at session start, and stops with an error if it cannot"
-             " start it (`thatch setup codex --uninstall` removes it)", *recorded]
+    arguments = {"SessionStart": "reminder --host codex", "UserPromptSubmit": "flush-tools --host codex",
+                 "PostToolUse": "buffer-tool"}
+    trust = "Codex runs a hook only after you review and trust it (/hooks in Codex)"
     if global_:
         config = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
+        hooks = {name: f"{word} {line}" for name, line in arguments.items()}
         return Target(host, "global", config, [
             CodexConfig(config / "config.toml", mcp, hooks, env=server_env, timeout=HOOK_TIMEOUT),
-            instructions(config / "AGENTS.md")], notes)
+            instructions(config / "AGENTS.md")],
+            [trust, "the MCP server is required: Codex waits for it at session start, and stops with an error if it"
+             " cannot start it (`thatch setup codex --uninstall` removes it)", *recorded])
     root = project_root(cwd)
+    # .codex/config.toml is the team's and Codex keeps no per-user file for
+    # a project: it names thatch through the guard, the server is optional
+    # (a required one that exits at once would stop a teammate's Codex), and
+    # this machine's settings are forwarded by name from the environment
+    # Codex runs in (hooks inherit it; env_vars passes them to the server).
+    local = environment.machine_env(env, str(cwd), executable)
+    shared = {name: guarded(line) for name, line in arguments.items()}
     return Target(host, "project", root, [
-        CodexConfig(root / ".codex" / "config.toml", mcp, hooks, env=server_env, timeout=HOOK_TIMEOUT),
+        CodexConfig(root / ".codex" / "config.toml", ["sh", "-c", GUARD + "mcp"], shared, timeout=HOOK_TIMEOUT,
+                    required=False, forward=environment.names()),
         instructions(root / "AGENTS.md", shared_with=("cursor",))],
-        notes + ["Codex reads a project's .codex/config.toml only once the project is trusted"])
-
-
+        [trust, "Codex reads a project's .codex/config.toml only once the project is trusted",
+         "the project's MCP server is optional, so Codex starts without it where thatch is missing; a `codex exec`"
+         " one-shot may begin before it is ready (`thatch setup codex --global` makes it required in your own config)",
+         *([f"this machine's {', '.join(f'{k}={v}' for k, v in sorted(local.items()))}: export them in the shell that"
+            " starts Codex (Codex keeps no per-user file for a project; the shared file forwards them by name), or"
+            " use --global"] if local else [])])
