@@ -300,14 +300,11 @@ def test_a_switch_says_the_cached_line_and_starts_no_thatch_process(repo, tmp_pa
     assert said == ["thatch: 8 memories on feat/many in acme/widget (thatch list --this-branch)"] == _python_says(repo)
     assert _starts(log) == 4
     # Forgotten through thatch itself: said right again after that change too.
-    _age(repo)
-    git(repo, "switch", "-q", "feat/login")  # thatch runs (the database changed) and caches anew
-    assert _starts(log) == 5
-    assert thatch("forget", "late note", cwd=repo).returncode == 0
+    assert thatch("forget", "late", cwd=repo).returncode == 0
     git(repo, "switch", "-q", "main")
     said = thatch_lines(git(repo, "switch", "feat/many").stderr)
     assert said == ["thatch: 7 memories on feat/many in acme/widget (thatch list --this-branch)"] == _python_says(repo)
-    assert _starts(log) >= 6
+    assert _starts(log) == 6
 
 
 @pytest.mark.parametrize("case", ["garbled", "truncated", "other store", "other database", "config changed"])
@@ -347,7 +344,7 @@ def test_uninstall_removes_the_switch_cache(repo, tmp_path):
     git(repo, "switch", "-q", "feat/login")
     git(tmp_path / "wt", "switch", "-q", "feat/many")
     caches = [repo / ".git" / "thatch-switch", repo / ".git" / "worktrees" / "wt" / "thatch-switch"]
-    assert all(c.exists() for c in caches)
+    assert [c.exists() for c in caches] == [True, True]
     assert thatch("hooks", "uninstall", cwd=repo).returncode == 0
     assert not any(c.exists() for c in caches)
 

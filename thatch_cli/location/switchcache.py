@@ -12,8 +12,9 @@ post-checkout` (a temporary file renamed over it):
 
 The hook (templates/git/post-checkout) trusts it only when the second line
 equals what its own environment gives (the store and the database follow
-from those), the database, its -wal file and the repository's config are
-all no newer than the cache file, and the last line is there. Anything else
+from those), the database, its -wal file (unless empty) and the
+repository's config are all no newer than the cache file, and the last line
+is there. Anything else
 runs Python as before.
 
 Its modification time is set to 2 s before the database was read, and it is
@@ -40,18 +41,24 @@ KEY_VARS = ("THATCH_STORE", "THATCH_DB", "THATCH_DB_PATH", "XDG_CONFIG_HOME", "H
 MARGIN_NS = 2_000_000_000
 
 
-def _mtime_ns(path: str) -> int:
+def _mtime_ns(path: str, empty_counts: bool = True) -> int:
     try:
-        return os.stat(path).st_mtime_ns
+        st = os.stat(path)
     except FileNotFoundError:
         return 0  # a file created later is newer than the cache
+    return st.st_mtime_ns if st.st_size or empty_counts else 0
+
+
 
 
 def stamp(db: str, common_dir: str) -> int | None:
     """The time to give a cache written from what is read next, or None when
     the files it depends on changed too recently to tell a later change apart."""
     at = time.time_ns() - MARGIN_NS
-    newest = max(_mtime_ns(db), _mtime_ns(db + "-wal"), _mtime_ns(os.path.join(common_dir, "config")))
+    # An empty -wal holds nothing the database file lacks: a reader (this
+    # hook's own read, too) creates it empty when it is missing.
+    newest = max(_mtime_ns(db), _mtime_ns(db + "-wal", empty_counts=False),
+                 _mtime_ns(os.path.join(common_dir, "config")))
     return at if newest <= at else None
 
 
