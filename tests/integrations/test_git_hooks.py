@@ -269,7 +269,7 @@ def _age(repo: Path) -> None:
 
 
 def _python_says(repo: Path) -> list[str]:
-    """What `thatch _githook post-checkout` says on the branch checked out (writes no cache when aged out)."""
+    """What `thatch _githook post-checkout` says on the branch checked out (run by hand: it writes no cache)."""
     return thatch_lines(thatch("_githook", "post-checkout", "0" * 40, "0" * 40, "1", cwd=repo).stdout)
 
 
@@ -290,6 +290,11 @@ def test_a_switch_says_the_cached_line_and_starts_no_thatch_process(repo, tmp_pa
         said = thatch_lines(git(repo, "switch", branch).stderr)
         assert said == _python_says(repo), branch
     assert _starts(log) == 3  # five switches, no thatch process
+    (repo / ".git" / "thatch-switch").unlink()
+    _python_says(repo)
+    assert not (repo / ".git" / "thatch-switch").exists()  # a hand-written hook's call leaves no file
+    git(repo, "switch", "-q", "feat/login")
+    assert _starts(log) == 4
     # A memory saved on the branch since: the cache is stale, thatch says the new count.
     db = MemoryDB.open(Path(os.environ["THATCH_DB"]))
     db.save(Memory(store="acme/widget", slug="late", label="late note", content="x", branch="feat/many",
@@ -298,13 +303,13 @@ def test_a_switch_says_the_cached_line_and_starts_no_thatch_process(repo, tmp_pa
     db.close()
     said = thatch_lines(git(repo, "switch", "feat/many").stderr)
     assert said == ["thatch: 8 memories on feat/many in acme/widget (thatch list --this-branch)"] == _python_says(repo)
-    assert _starts(log) == 4
+    assert _starts(log) == 5
     # Forgotten through thatch itself: said right again after that change too.
     assert thatch("forget", "late", cwd=repo).returncode == 0
     git(repo, "switch", "-q", "main")
     said = thatch_lines(git(repo, "switch", "feat/many").stderr)
     assert said == ["thatch: 7 memories on feat/many in acme/widget (thatch list --this-branch)"] == _python_says(repo)
-    assert _starts(log) == 6
+    assert _starts(log) == 7
 
 
 @pytest.mark.parametrize("case", ["garbled", "truncated", "other store", "other database", "config changed"])

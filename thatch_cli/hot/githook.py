@@ -68,7 +68,9 @@ def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> Non
     if place.branch is None or repo is None:
         return
     db = paths.db_file(env)
-    at = switchcache.stamp(db, repo.common_text)  # before the read: see switchcache
+    # Before the read (see switchcache); only for thatch's own hook script,
+    # the one reader of the cache (hand-written hooks get no file in .git).
+    at = switchcache.stamp(db, repo.common_text) if env.get("THATCH_SWITCH_CACHE") == "1" else None
     conn = fastread.open_readonly(paths.db_path(env))
     if conn is None:
         return

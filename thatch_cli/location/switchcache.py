@@ -2,7 +2,8 @@
 in the git directory so the hook script can say it without starting Python.
 
 File <git dir>/thatch-switch, written whole by `thatch _githook
-post-checkout` (a temporary file renamed over it):
+post-checkout` when thatch's hook script runs it (THATCH_SWITCH_CACHE=1; a
+temporary file renamed over it):
 
     thatch-switch v1
     <cwd>\t<THATCH_STORE>\t<THATCH_DB>\t<THATCH_DB_PATH>\t<XDG_CONFIG_HOME>\t<HOME>
