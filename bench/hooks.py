@@ -14,7 +14,8 @@ Builds a throwaway repository and database in a temp dir, then measures
 4. the completion queries `thatch _complete labels|stores` (budget 50 ms);
 5. `python -c pass`, for scale;
 6. what the git hooks add to one `git switch` (`--switch-only`: this alone),
-   interleaved: no hooks, thatch's hooks, and thatch's hooks in a shell
+   interleaved: no hooks, thatch's hooks when nothing changed (the cached
+   line), right after a database write (thatch runs), and in a shell
    running the shell hook (budget 50 ms per switch);
 7. the shell hook's warm-up (daemon.warm.maybe_warm, in this process):
    a call that starts the daemon returns before its model loads (budget
@@ -184,25 +185,42 @@ def warm_cost(env: dict, runs: int) -> list[tuple[str, str, str, str]]:
 
 def switch_cost(repo: Path, env: dict, runs: int) -> list[tuple[str, str, str, str]]:
     """What thatch's git hooks add to one `git switch` (to a branch with
-    memories): each run times one switch there and one back with no hooks,
-    with the hooks (`thatch hooks install`), and with the hooks in a shell
-    running thatch's shell hook (THATCH_SHELL_HOOK exported), interleaved so
-    each difference compares switches made under the same load."""
-    switch = ["git", "switch", "-q"]
-    cases = {"none": (False, env), "hooks": (True, env), "shell": (True, {**env, "THATCH_SHELL_HOOK": "bash"})}
+    memories): each run times one switch there and one back with no hooks
+    (an empty core.hooksPath), with the hooks (`thatch hooks install`) when
+    nothing changed since thatch last ran (the script says the cached line),
+    right after a write to the database (thatch runs), and in a shell running
+    thatch's shell hook (THATCH_SHELL_HOOK exported), interleaved so each
+    difference compares switches made under the same load."""
+    empty = repo.parent / "no-hooks"
+    empty.mkdir(exist_ok=True)
+    db = env["THATCH_DB"]
+    long_ago = (1_700_000_000, 1_700_000_000)  # older than any cache written here
+
+    def still() -> None:
+        for path in (db, db + "-wal", str(repo / ".git" / "config")):
+            if os.path.exists(path):
+                os.utime(path, long_ago)
+
+    def written() -> None:
+        os.utime(db, None)  # as a save would: the cache is stale, thatch counts again
+
+    cases = {"none": (["-c", f"core.hooksPath={empty}"], env, still), "hooks": ([], env, still),
+             "changed": ([], env, written), "shell": ([], {**env, "THATCH_SHELL_HOOK": "bash"}, still)}
+    githooks.install(repo, THATCH)
+    still()
+    for branch in ("feat/b1", "main"):  # thatch runs once and writes the cache
+        git(repo, "switch", "-q", branch, env=env)
     samples: dict[str, list[float]] = {case: [] for case in cases}
     for _ in range(runs):
-        for case, (hooked, case_env) in cases.items():
-            if hooked:
-                githooks.install(repo, THATCH)
-            else:
-                githooks.uninstall(repo)
+        for case, (options, case_env, before) in cases.items():
             for branch in ("feat/b1", "main"):
-                samples[case] += time_process([*switch, branch], 1, cwd=repo, env=case_env)
+                before()
+                samples[case] += time_process(["git", *options, "switch", "-q", branch], 1, cwd=repo, env=case_env)
     githooks.uninstall(repo)
     bare = median_ms(samples["none"])
     rows = [("`git switch`, no hooks (per switch)", f"{bare:.1f} ms", "", f"{len(samples['none'])} switches")]
-    for case, label in (("hooks", "thatch hooks"), ("shell", "thatch hooks, shell hook running")):
+    for case, label in (("hooks", "thatch hooks, nothing changed"), ("changed", "thatch hooks, database just written"),
+                        ("shell", "thatch hooks, shell hook running")):
         added = statistics.median(h - b for h, b in zip(samples[case], samples["none"])) * 1000
         rows.append((f"`git switch`, {label} (per switch)", f"{median_ms(samples[case]):.1f} ms", "+≤ 50 ms",
                      f"+{added:.1f} ms (median of paired differences)"))

@@ -244,6 +244,116 @@ def test_a_switch_in_a_shell_with_the_shell_hook_starts_no_thatch_process(repo, 
     assert log.read_text().startswith("_githook post-checkout ")
 
 
+def _counting_wrapper(repo: Path, tmp_path: Path) -> Path:
+    """Install the hooks through a wrapper that logs each thatch start; returns the log."""
+    log = tmp_path / "starts.log"
+    wrapper = tmp_path / "thatch-wrapper"
+    wrapper.write_text(f"#!/bin/sh\necho \"$*\" >> {sh_quote(str(log))}\nexec {sh_quote(THATCH)} \"$@\"\n")
+    wrapper.chmod(0o755)
+    githooks.install(repo, str(wrapper))
+    return log
+
+
+def _starts(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def _age(repo: Path) -> None:
+    """Date the database, its log and the repository's config a minute back:
+    the switch cache is written only from files that have been still for 2 s."""
+    db = os.environ["THATCH_DB"]
+    for path in (db, db + "-wal", str(repo / ".git" / "config")):
+        if os.path.exists(path):
+            past = os.stat(path).st_mtime - 60
+            os.utime(path, (past, past))
+
+
+def _python_says(repo: Path) -> list[str]:
+    """What `thatch _githook post-checkout` says on the branch checked out (run by hand: it writes no cache)."""
+    return thatch_lines(thatch("_githook", "post-checkout", "0" * 40, "0" * 40, "1", cwd=repo).stdout)
+
+
+def test_a_switch_says_the_cached_line_and_starts_no_thatch_process(repo, tmp_path):
+    """Point 8: once thatch has run post-checkout, switches say the line from
+    <git dir>/thatch-switch with no Python start, word for word what thatch
+    says, until the database changes."""
+    log = _counting_wrapper(repo, tmp_path)
+    # Just written: a database that changed in the last 2 s gets no cache, so every switch asks thatch.
+    git(repo, "switch", "-q", "feat/login")
+    git(repo, "switch", "-q", "main")
+    assert _starts(log) == 2 and not (repo / ".git" / "thatch-switch").exists()
+    _age(repo)
+    first = git(repo, "switch", "feat/login")
+    assert thatch_lines(first.stderr) == ["thatch: 3 memories on feat/login in acme/widget (thatch list --this-branch)"]
+    assert _starts(log) == 3 and (repo / ".git" / "thatch-switch").exists()
+    for branch in ("feat/many", "empty", "main", "old-name", "feat/login"):
+        said = thatch_lines(git(repo, "switch", branch).stderr)
+        assert said == _python_says(repo), branch
+    assert _starts(log) == 3  # five switches, no thatch process
+    (repo / ".git" / "thatch-switch").unlink()
+    _python_says(repo)
+    assert not (repo / ".git" / "thatch-switch").exists()  # a hand-written hook's call leaves no file
+    git(repo, "switch", "-q", "feat/login")
+    assert _starts(log) == 4
+    # A memory saved on the branch since: the cache is stale, thatch says the new count.
+    db = MemoryDB.open(Path(os.environ["THATCH_DB"]))
+    db.save(Memory(store="acme/widget", slug="late", label="late note", content="x", branch="feat/many",
+                   created_at="2026-01-02T00:00:00.000Z", updated_at="2026-01-02T00:00:00.000Z"),
+            overwrite=False, archived=None)
+    db.close()
+    said = thatch_lines(git(repo, "switch", "feat/many").stderr)
+    assert said == ["thatch: 8 memories on feat/many in acme/widget (thatch list --this-branch)"] == _python_says(repo)
+    assert _starts(log) == 5
+    # Forgotten through thatch itself: said right again after that change too.
+    assert thatch("forget", "late", cwd=repo).returncode == 0
+    git(repo, "switch", "-q", "main")
+    said = thatch_lines(git(repo, "switch", "feat/many").stderr)
+    assert said == ["thatch: 7 memories on feat/many in acme/widget (thatch list --this-branch)"] == _python_says(repo)
+    assert _starts(log) == 7
+
+
+@pytest.mark.parametrize("case", ["garbled", "truncated", "other store", "other database", "config changed"])
+def test_a_cache_that_cannot_be_trusted_asks_thatch(repo, tmp_path, case):
+    log = _counting_wrapper(repo, tmp_path)
+    _age(repo)
+    git(repo, "switch", "-q", "feat/login")
+    cache = repo / ".git" / "thatch-switch"
+    stamp = cache.stat().st_mtime
+    env: dict[str, str] = {}
+    if case == "garbled":
+        cache.write_bytes(b"\x00\xffnot a cache\n")
+    elif case == "truncated":
+        cache.write_bytes(cache.read_bytes().rsplit(b"\n.\n", 1)[0] + b"\n")
+    elif case == "other store":
+        env = {"THATCH_STORE": "acme/other"}
+    elif case == "other database":
+        other = tmp_path / "other.db"
+        MemoryDB.open(other).close()
+        env = {"THATCH_DB": str(other)}
+    else:
+        git(repo, "config", "remote.origin.url", "git@github.com:acme/renamed.git")
+    os.utime(cache, (stamp, stamp))
+    switched = git(repo, "switch", "feat/many", env=env)
+    assert switched.returncode == 0 and _starts(log) == 2
+    # Another store or database (the remote now names acme/renamed) has no memories on feat/many.
+    expected = ["thatch: 7 memories on feat/many in acme/widget (thatch list --this-branch)"]
+    if case in ("other store", "other database", "config changed"):
+        expected = []
+    assert thatch_lines(switched.stderr) == expected
+
+
+def test_uninstall_removes_the_switch_cache(repo, tmp_path):
+    git(repo, "worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"))
+    install(repo)
+    _age(repo)
+    git(repo, "switch", "-q", "feat/login")
+    git(tmp_path / "wt", "switch", "-q", "feat/many")
+    caches = [repo / ".git" / "thatch-switch", repo / ".git" / "worktrees" / "wt" / "thatch-switch"]
+    assert [c.exists() for c in caches] == [True, True]
+    assert thatch("hooks", "uninstall", cwd=repo).returncode == 0
+    assert not any(c.exists() for c in caches)
+
+
 def test_branch_deletion_is_recorded_and_announced_once(repo):
     install(repo)
     out = git(repo, "branch", "-d", "feat/login").stderr

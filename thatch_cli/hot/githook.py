@@ -29,7 +29,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from ..location import gitfs, scope
+from ..location import gitfs, scope, switchcache
 from ..storage import fastread
 from ..support import paths
 from ..support.textsafe import one_line, shell_word
@@ -64,17 +64,28 @@ def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> Non
     if (len(args) >= 3 and args[2] != "1") or env.get("THATCH_SHELL_HOOK"):
         return
     place = scope.here(env, cwd)
-    if place.branch is None:
+    repo = place.repo
+    if place.branch is None or repo is None:
         return
+    db = paths.db_file(env)
+    # Before the read (see switchcache); only for thatch's own hook script,
+    # the one reader of the cache (hand-written hooks get no file in .git).
+    at = switchcache.stamp(db, repo.common_text) if env.get("THATCH_SWITCH_CACHE") == "1" else None
     conn = fastread.open_readonly(paths.db_path(env))
     if conn is None:
         return
+    store = place.store
     try:
-        count = fastread.live_count(conn, place.store, place.branch)
+        counts = fastread.live_counts(conn, store)
     finally:
         conn.close()
+    count = counts.get(place.branch, 0)
     if count:
-        _say(switch_line(place.store, place.branch, count))
+        _say(switch_line(store, place.branch, count))
+    if at is not None:
+        # Every branch of the store, so the next switch anywhere needs no Python.
+        lines = {branch: switch_line(store, branch, n) for branch, n in counts.items()}
+        switchcache.write(env, str(cwd), repo.git_text, db, lines, at)
 
 
 # -- branch deletion ------------------------------------------------------------------

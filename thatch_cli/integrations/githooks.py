@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..location import switchcache
 from ..support.errors import Conflict, NotFound
 from ..support.files import make_dirs, replace_atomically, template
 from .shell import sh_quote
@@ -224,4 +225,6 @@ def uninstall(start: Path) -> HooksResult:
         else:
             action = "left alone" if report.state == FOREIGN else "nothing to do"
         result.hooks.append(_after(location, name, None, action))
+    # What post-checkout cached in the git directories goes too.
+    switchcache.remove_all(os.fspath(location.common_dir))
     return result

@@ -263,6 +263,15 @@ def live_count(conn: sqlite3.Connection, store: str, branch: str) -> int:
     return int(row[0])
 
 
+def live_counts(conn: sqlite3.Connection, store: str) -> dict[str, int]:
+    """branch -> live_count(conn, store, branch), for every branch of the store that has memories."""
+    rows = conn.execute(
+        f"SELECT branch, count(*) FROM entries WHERE store = ? AND NOT {UNSCOPED} AND {LIVE} GROUP BY branch",
+        (store,),
+    ).fetchall()
+    return {str(branch): int(n) for branch, n in rows}
+
+
 def branch_deletions(conn: sqlite3.Connection, store: str) -> dict[str, str]:
     """branch -> when it was last seen deleted, from the git hooks' record;
     empty when that table is absent (a database thatch never upgraded)."""
