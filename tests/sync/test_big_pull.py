@@ -85,3 +85,56 @@ def test_embedding_progress_shows_on_a_terminal_and_not_in_a_pipe(team):
     assert f"{count} new" in piped.stdout + piped.stderr or str(count) in piped.stdout, piped.stdout
     assert "Embedding incoming memories" not in piped.stderr and "\x1b[" not in piped.stderr + piped.stdout
     assert all(bob.memory(f"Runbook {i}")["has_vector"] for i in (0, count - 1))
+
+
+def _index(db: Path) -> tuple[list[tuple], int, str]:
+    """(store, slug, label, content) of every memory as the keyword index
+    holds it through the row map, the index's row count, the insert trigger."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO entries_fts (entries_fts) VALUES ('integrity-check')")
+        mapped = conn.execute("SELECT f.store, f.slug, f.label, f.content FROM thatch_cli_fts_rows AS r"
+                              " JOIN entries_fts AS f ON f.rowid = r.fts_rowid AND f.store = r.store"
+                              " AND f.slug = r.slug ORDER BY f.store, f.slug").fetchall()
+        total = conn.execute("SELECT count(*) FROM entries_fts").fetchone()[0]
+        trigger = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'entries_fts_ai'").fetchone()[0]
+    return mapped, total, trigger
+
+
+def test_a_big_pull_indexes_keywords_as_the_insert_trigger_would(team):
+    """A pull of many new memories indexes them in one statement at the end
+    (storage/bulkindex.py): the index then holds exactly each memory's label
+    and text, an index row left mapped to an incoming key is gone as the
+    trigger would drop it, and the trigger is back, as it was, for later writes."""
+    import sqlite3
+
+    from thatch_cli.storage.bulkindex import BATCH
+    from thatch_cli.storage.schema import FTS_INSERT_TRIGGER
+
+    ann, bob = team(2)
+    count = BATCH * 2
+    lines = "".join(f'{{"label": "Runbook {i}", "content": "# Runbook {i}\\\\n\\\\nRotate zebra{i} keys."}}\n'
+                    for i in range(count))
+    source = Path(ann.path) / "notes.jsonl"
+    source.write_text(lines)
+    ann.ok("import", str(source))
+    ann.sync()
+    bob.ok("remember", "Deploy day", "Deploys go out on tuesdays")
+    store = bob.memory("Deploy day")["store"]
+    with sqlite3.connect(bob.db) as conn:  # an index row still mapped to a key that comes in
+        rowid = conn.execute("INSERT INTO entries_fts (slug, store, label, content) VALUES"
+                             " ('runbook-5', ?, 'Runbook 5', 'stale walrus')", (store,)).lastrowid
+        conn.execute("INSERT INTO thatch_cli_fts_rows (store, slug, fts_rowid) VALUES (?, 'runbook-5', ?)",
+                     (store, rowid))
+    assert bob.sync()["pulled"]["created"] == count
+    bob.ok("remember", "Backups", "Backups run nightly")
+    with sqlite3.connect(bob.db) as conn:
+        rows = conn.execute("SELECT store, slug, label, content FROM entries ORDER BY store, slug").fetchall()
+    mapped, total, trigger = _index(bob.db)
+    assert mapped == rows and total == len(rows) == count + 2
+    assert trigger == FTS_INSERT_TRIGGER
+    for word, label in (("zebra77", "Runbook 77"), ("nightly", "Backups")):
+        found = bob.run("recall", word, "--mode", "lexical", "--json").json()["results"]
+        assert [hit["label"] for hit in found][:1] == [label]
+    assert bob.run("recall", "walrus", "--mode", "lexical", "--json").json()["results"] == []

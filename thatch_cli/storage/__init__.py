@@ -7,6 +7,7 @@
     integrity    a cheap look for damaged indexes before a write
     memories     MemoryDB: stores and entries, read and written
     fulltext     FTS5 ranking (the lexical half of recall)
+    bulkindex    keyword-indexing many new memories in one statement (a sync's big pull)
     filters      a search's filter as a condition on entries
     vectors      stored vectors for ranking, scans and reindex
     maintenance  dedup verdicts, moving and archiving a branch's memories

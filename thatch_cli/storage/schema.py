@@ -79,6 +79,10 @@ CREATE TRIGGER entries_fts_au AFTER UPDATE OF slug, store, label, content ON ent
 END;
 """
 
+# The insert trigger as sqlite_master keeps it (storage/bulkindex.py applies
+# its effect itself only where the file has exactly this one).
+FTS_INSERT_TRIGGER = _FTS_TRIGGERS.strip().split("END;")[0] + "END"
+
 _DROP_FTS_TRIGGERS = """
 DROP TRIGGER IF EXISTS entries_fts_ai;
 DROP TRIGGER IF EXISTS entries_fts_ad;

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..memory.records import SYNCED_FIELDS
 from ..storage import anchors as anchor_table
+from ..storage import bulkindex
 from ..storage import sync as table
 from ..support.errors import ModelUnavailable
 from ..support.textsafe import one_line
@@ -95,7 +96,8 @@ def apply(step: Round, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> Non
     review = bool(ctx.setting("sync.review"))
     now = ctx.now()
     written: list[tuple[str, str]] = []
-    with db.transaction() as conn:
+    fresh = sum(before is None for _, before in plan.apply)
+    with db.transaction() as conn, bulkindex.indexed_at_end(conn, store, fresh) as inserted:
         db.ensure_store(store)
         for record, before in plan.apply:
             if table.current(conn, store, record.slug) != before:
@@ -111,7 +113,8 @@ def apply(step: Round, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> Non
             if before is None or before[CONTENT] != fields["content"]:
                 values["embedding"] = values["model"] = None
                 written.append((record.slug, fields["content"]))
-            db.write_row(values, replace=before is not None)
+            if not db.write_row(values, replace=before is not None):
+                inserted.append(record.slug)
             anchor_table.write(conn, store, record.slug, [tuple(a[k] for k in records.ANCHOR_KEYS) for a in anchored],
                                keep_others=False)
             # Whatever the file says about its author (anyone who can push can
