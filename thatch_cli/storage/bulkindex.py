@@ -37,9 +37,7 @@ def indexed_at_end(conn: sqlite3.Connection, store: str, count: int) -> Iterator
     applied to those slugs as it would have been row by row: the index rows
     mapped to the key go, the row's label and text are indexed and mapped."""
     slugs: list[str] = []
-    found = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (_TRIGGER,)).fetchone()
-    top = conn.execute("SELECT coalesce(max(rowid), 0) FROM entries_fts").fetchone()[0]
-    if count < BATCH or found is None or found[0] != FTS_INSERT_TRIGGER or top > _ROOM or not _has_json(conn):
+    if count < BATCH or not _ready(conn):
         yield slugs
         return
     conn.execute(f"DROP TRIGGER {_TRIGGER}")
@@ -47,13 +45,26 @@ def indexed_at_end(conn: sqlite3.Connection, store: str, count: int) -> Iterator
     keys = json.dumps(slugs)
     conn.execute("DELETE FROM entries_fts WHERE rowid IN (SELECT fts_rowid FROM thatch_cli_fts_rows"
                  " WHERE store = ? AND slug IN (SELECT value FROM json_each(?)))", (store, keys))
-    top = conn.execute("SELECT coalesce(max(rowid), 0) FROM entries_fts").fetchone()[0]
+    top = _top(conn)
     conn.execute("INSERT INTO entries_fts (slug, store, label, content) SELECT e.slug, e.store, e.label, e.content"
                  " FROM json_each(?) AS j JOIN entries AS e ON e.store = ? AND e.slug = j.value ORDER BY j.key",
                  (keys, store))
     conn.execute("INSERT OR REPLACE INTO thatch_cli_fts_rows (store, slug, fts_rowid)"
                  " SELECT store, slug, rowid FROM entries_fts WHERE rowid > ?", (top,))
     conn.execute(FTS_INSERT_TRIGGER)
+
+
+def _top(conn: sqlite3.Connection) -> int:
+    """The index's largest rowid (max(rowid) would scan it; this order FTS5 serves from its b-tree)."""
+    row = conn.execute("SELECT rowid FROM entries_fts ORDER BY rowid DESC LIMIT 1").fetchone()
+    return row[0] if row else 0
+
+
+def _ready(conn: sqlite3.Connection) -> bool:
+    """Whether the trigger can be set aside: the file has exactly the one this
+    version knows, its rowids have room, and this SQLite has json_each."""
+    found = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (_TRIGGER,)).fetchone()
+    return found is not None and found[0] == FTS_INSERT_TRIGGER and _top(conn) <= _ROOM and _has_json(conn)
 
 
 def _has_json(conn: sqlite3.Connection) -> bool:
