@@ -2,7 +2,7 @@
 
     python bench/nudge_rule.py [--models minilm,compressed,mpnet] [--json]
 
-Two sets of developer memories and prompts, each saved in a fresh store
+Three sets of developer memories and prompts, each saved in a fresh store
 (ops.remember, as `thatch remember` does) and asked through
 ops/nudge.related (what `thatch flush-tools` lists with a warm model):
 
@@ -10,7 +10,8 @@ ops/nudge.related (what `thatch flush-tools` lists with a warm model):
   120 unrelated prompts, each in the "tune" half or the "held_out" half;
 - bench/data/nudge_fresh.json: 32 other memories (a SaaS with Go services, a
   web client and a mobile app), 128 related and 90 unrelated prompts, split
-  "fresh": written before the rule was chosen, and looked at only to check it.
+  "fresh": written before the rule was chosen, and looked at only to check it;
+- bench/data/nudge_check.json: 60 memories of two other teams (data platform, firmware), split "check", never used to tune.
 
 A related prompt is a question that names or paraphrases one memory's
 subject, or a task an agent is given to which one memory applies (often
@@ -47,9 +48,10 @@ from thatch_cli.ops.recall import peek  # noqa: E402
 from thatch_cli.ops.remember import remember  # noqa: E402
 from thatch_cli.support.settings import NUDGE_THRESHOLD  # noqa: E402
 
-DATA = [ROOT / "bench" / "data" / "nudge_prompts.json", ROOT / "bench" / "data" / "nudge_fresh.json"]
+DATA = [ROOT / "bench" / "data" / "nudge_prompts.json", ROOT / "bench" / "data" / "nudge_fresh.json",
+        ROOT / "bench" / "data" / "nudge_check.json"]
 TARGETS = {"related": 0.80, "unrelated": 0.05}
-SPLITS = ("tune", "held_out", "fresh")
+SPLITS = ("tune", "held_out", "fresh", "check")
 def before(ctx: Context, prompt: str) -> list[str]:
     """The labels the cosine-alone rule listed (the same candidates, cut on the calibrated cosine)."""
     if len(prompt.strip()) < nudge.MIN_PROMPT_CHARS:
