@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from thatch_cli.hot.agentio import DEFAULT_DEADLINE  # noqa: E402
+from thatch_cli.hot.deadline import DEFAULT_DEADLINE  # noqa: E402
 from thatch_cli.integrations.hosts.targets import HOOK_TIMEOUT  # noqa: E402
 
 import corpus  # noqa: E402
