@@ -22,6 +22,7 @@ from __future__ import annotations
 import _socket
 import importlib
 import os
+import time  # a built-in module: no file to read
 
 from .. import __version__
 from ..daemon.reach import MAX_REQUEST_PAYLOAD, PROTOCOL_VERSION, pointed_socket, unix_address
@@ -48,21 +49,31 @@ def flush_tools(argv: list[str]) -> int:
 def relayed(name: str, argv: list[str]) -> int:
     """Run the hook `name` by the daemon when it can, else in this process."""
     env = os.environ
-    stdin = None if os.isatty(0) else _read_stdin()
-    if stdin is not None and len(stdin) <= MAX_REQUEST_PAYLOAD and env.get("THATCH_DAEMON") != "0":
-        answer = ask(name, argv, env, stdin)
-        if answer is not None:
-            write_answer(answer)
-            return 0
-    return importlib.import_module(RELAYED[name]).main(argv, stdin)
+    ends = time.monotonic() + remaining(env) - LATE_MARGIN
+    try:
+        stdin = None if os.isatty(0) else _read_stdin(ends)
+        answer = None
+        if stdin is not None and len(stdin) <= MAX_REQUEST_PAYLOAD and env.get("THATCH_DAEMON") != "0":
+            answer = ask(name, argv, env, stdin, ends)
+    except TimeoutError:  # a payload that never ends, or a daemon that does not answer
+        answer = importlib.import_module(RELAYED[name]).late(argv)
+    if answer is None:
+        return importlib.import_module(RELAYED[name]).main(argv, stdin)
+    write_answer(answer)
+    return 0
 
 
-def _read_stdin() -> bytes:
+def _read_stdin(ends: float) -> bytes:
     """The host's payload: all of stdin up to just past MAX_STDIN (b"" when unreadable,
-    which the hook reads as no payload, as it reads an unreadable stdin itself)."""
+    which the hook reads as no payload, as it reads an unreadable stdin itself).
+    Raises TimeoutError when it has not ended by `ends` (time.monotonic)."""
+    import select  # an extension module: no Python file to read
+
     chunks, size = [], 0
     try:
         while size <= MAX_STDIN:
+            if not select.select([0], [], [], max(0.0, ends - time.monotonic()))[0]:
+                raise TimeoutError
             chunk = os.read(0, min(1 << 20, MAX_STDIN + 1 - size))
             if not chunk:
                 break
@@ -73,27 +84,27 @@ def _read_stdin() -> bytes:
     return b"".join(chunks)
 
 
-def ask(name: str, argv: list[str], env: Mapping[str, str], stdin: bytes) -> bytes | None:
-    """The hook's output as the daemon ran it; its late answer when the
-    daemon took too long; None when the daemon cannot run it."""
+def ask(name: str, argv: list[str], env: Mapping[str, str], stdin: bytes, ends: float) -> bytes | None:
+    """The hook's output as the daemon ran it; None when the daemon cannot
+    run it. Raises TimeoutError when it has not answered by `ends`."""
     path = pointed_socket(env)
     if path is None:
         return None
     request = _request(name, argv, env, stdin)
     if request is None:
         return None
-    budget = remaining(env) - LATE_MARGIN
+    budget = ends - time.monotonic()
+    if budget <= 0:
+        raise TimeoutError
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        if budget <= 0:
-            raise TimeoutError
         sock.settimeout(budget)
         with unix_address(path) as address:
             sock.connect(address)
         sock.sendall(request)
-        return _answer(sock, budget)
+        return _answer(sock, ends)
     except TimeoutError:
-        return importlib.import_module(RELAYED[name]).late(argv)
+        raise
     except OSError:  # no daemon listens there (any more), or it went away
         return None
     finally:
@@ -125,12 +136,9 @@ def _text(value: str) -> str:
     return '"' + value.translate(_ESCAPES) + '"'
 
 
-def _answer(sock: _socket.socket, budget: float) -> bytes | None:
+def _answer(sock: _socket.socket, ends: float) -> bytes | None:
     """The reply's payload (the hook's stdout) when it is a success; None
-    otherwise. Raises TimeoutError once `budget` seconds have passed."""
-    import time  # a built-in module: no file to read
-
-    ends = time.monotonic() + budget
+    otherwise. Raises TimeoutError at `ends`."""
 
     def exactly(size: int) -> bytes:
         chunks, got = [], 0
