@@ -263,3 +263,14 @@ def test_the_pointer_names_only_a_private_socket(env, project):
     os.chmod(folder, 0o700)
     Path(reach.user_dir(env), reach.POINTER).write_text("../elsewhere\n")
     assert reach.pointed_socket(env) is None
+
+
+def test_a_one_off_model_s_daemon_does_not_take_the_pointer_until_the_other_exits(env, project):
+    start_daemon(env, project)
+    first = reach.pointed_socket(env)
+    other = {**env, "THATCH_MODEL": "fake:32"}
+    assert thatch_process(["daemon", "start"], env=other, cwd=project).returncode == 0
+    assert reach.pointed_socket(env) == first  # the daemon in use keeps it
+    assert thatch_process(["daemon", "stop"], env=env, cwd=project).returncode == 0
+    assert wait_until(lambda: reach.pointed_socket(env) not in (None, first), timeout=15)
+    assert os.path.dirname(reach.pointed_socket(env)) == runtime.runtime_dir(other)
