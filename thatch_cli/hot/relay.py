@@ -50,9 +50,10 @@ def relayed(name: str, argv: list[str]) -> int:
     """Run the hook `name` by the daemon when it can, else in this process."""
     env = os.environ
     ends = time.monotonic() + remaining(env) - LATE_MARGIN
+    stdin: bytes | None = None
+    answer: bytes | None = None
     try:
         stdin = None if os.isatty(0) else _read_stdin(ends)
-        answer = None
         if stdin is not None and len(stdin) <= MAX_REQUEST_PAYLOAD and env.get("THATCH_DAEMON") != "0":
             answer = ask(name, argv, env, stdin, ends)
     except TimeoutError:  # a payload that never ends, or a daemon that does not answer
