@@ -261,6 +261,10 @@ def test_the_pointer_names_only_a_private_socket(env, project):
     os.chmod(folder, 0o755)
     assert reach.pointed_socket(env) is None  # and the hook then runs in its own process
     os.chmod(folder, 0o700)
+    os.chmod(reach.user_dir(env), 0o755)
+    assert reach.pointed_socket(env) is None  # the pointer itself is not read then
+    os.chmod(reach.user_dir(env), 0o700)
+    assert reach.pointed_socket(env) == path
     Path(reach.user_dir(env), reach.POINTER).write_text("../elsewhere\n")
     assert reach.pointed_socket(env) is None
 

@@ -104,12 +104,17 @@ def pointed_socket(env: Mapping[str, str]) -> str | None:
     A few system calls: no settings read, no model worked out. The daemon
     checks that the hook's environment selects it (handlers.hook)."""
     user = user_dir(env)
+    if not _private_dir(user):  # first: nobody else can have put the pointer there (a FIFO would hang us)
+        return None
     try:
-        with open(os.path.join(user, POINTER), "rb") as fh:
-            name = fh.read(64).decode("ascii").strip()
+        fd = os.open(os.path.join(user, POINTER), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            name = os.read(fd, 64).decode("ascii").strip()
+        finally:
+            os.close(fd)
     except (OSError, UnicodeDecodeError):
         return None
-    if not name.startswith("model-") or "/" in name or not _private_dir(user):
+    if not name.startswith("model-") or "/" in name:
         return None
     folder = os.path.join(user, name)
     path = os.path.join(folder, SOCKET)
