@@ -37,7 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from thatch_cli.hot.agentio import DEFAULT_DEADLINE  # noqa: E402
+from thatch_cli.hot.deadline import DEFAULT_DEADLINE  # noqa: E402
 from thatch_cli.memory.records import Memory  # noqa: E402
 from thatch_cli.ops import anchors  # noqa: E402
 from thatch_cli.ops.context import Context  # noqa: E402

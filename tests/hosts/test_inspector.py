@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from sandbox import program
 
+from thatch_cli.daemon import runtime
+
 from helpers import wait_until
 
 INSPECTORS = {"0.15.0": ("inspector-0.15.0", "mcp-inspector"), "2.12.0": ("inspector-2.12.0", "mcp-inspector")}
@@ -27,8 +29,9 @@ def daemons_of(home) -> list[int]:
     for name in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{name}/cmdline", "rb") as fh:
-                if b"thatch_cli.daemon" not in fh.read():
-                    continue
+                cmdline = fh.read()
+            if not any(mark in cmdline for mark in runtime.COMMAND_MARKS):
+                continue
             with open(f"/proc/{name}/environ", "rb") as fh:
                 if marker in fh.read().split(b"\0"):
                     found.append(int(name))

@@ -50,13 +50,16 @@ def test_the_warm_hook_gives_the_daemon_the_prompt_first_and_imports_no_uuid(env
     assert thatch_process(["daemon", "start"], env=env, cwd=project).returncode == 0
     payload = hook_payload("codex_user_prompt_submit", project=project, prompt=PROMPT)
     before = requests(env)
-    result, modules = run_probed(["flush-tools", "--host", "codex"], env=env, cwd=project, tmp_path=tmp_path,
-                                 input=payload)
+    # Another HOME: the daemon declines to run the hook for this process (hot/relay.py), which runs it itself.
+    result, modules = run_probed(["flush-tools", "--host", "codex"], env={**env, "HOME": str(tmp_path)}, cwd=project,
+                                 tmp_path=tmp_path, input=payload)
     assert result.returncode == 0 and modules, result.stderr
+    assert "thatch_cli.hot.flush" in modules
     text = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
     assert '"Release process" (acme/widget)' in text  # ranked through the warm daemon
-    # The early embed, then the search (which finds the vector made); no learned rules, so nothing more.
-    assert requests(env) - before == 3  # and this status request
+    # The declined hook, the early embed, then the search (which finds the vector made); no learned rules,
+    # so nothing more.
+    assert requests(env) - before == 4  # and this status request
     # uuid brings platform: ~7 ms of a prompt's imports, for ids only a rule's write needs.
     assert {"uuid", "platform", "thatch_cli.ops.rules"} & modules == set()
 

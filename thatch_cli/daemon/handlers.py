@@ -7,14 +7,25 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 from .. import __version__
+from . import runtime
 from .cache import StoreCache
 from .model import Model
-from .protocol import MODEL_LOADING, PROTOCOL_VERSION, ErrorReply
+from .protocol import DECLINED, MODEL_LOADING, PROTOCOL_VERSION, ErrorReply
 
 Reply = tuple[dict[str, Any], bytes]
+# A hook run for another process: (its argv after the hook's name, its
+# environment, its directory, its stdin) -> (exit code, stdout), or None
+# when only that process can run this request. The process entry point
+# that starts the daemon hands it the table of these (hot/served.py).
+Hook = Callable[[list[str], dict[str, str], str, bytes], "tuple[int, bytes] | None"]
+# Variables naming files: relative, they would be read against the daemon's
+# directory (/), not the hook's. HOME also stands for `~` (os.path.expanduser
+# reads the daemon's own), so it must be the daemon's.
+PATH_VARIABLES = ("HOME", "THATCH_DB", "THATCH_DB_PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
+                  "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR")
 
 
 class Server(Protocol):
@@ -26,6 +37,9 @@ class Server(Protocol):
     requests: int
     idle: float
     socket_path: str
+    rundir: str
+    umask: int
+    hooks: Mapping[str, Hook]
 
     def identity(self) -> dict: ...
 
@@ -131,9 +145,49 @@ def saved(server: Server, request: dict, payload: bytes) -> Reply:
     return {"patched": patched}, b""
 
 
+def hook(server: Server, request: dict, payload: bytes) -> Reply:
+    """Run one of the hooks the daemon was started with, for the process
+    that sent it, exactly as that process would have (hot/relay.py)."""
+    theirs = (request["protocol"], request["version"])
+    if theirs != (PROTOCOL_VERSION, __version__):
+        raise ErrorReply("mismatch", f"daemon speaks protocol {PROTOCOL_VERSION} of thatch {__version__},"
+                                     f" the hook {theirs[0]} of {theirs[1]}")
+    argv, env, cwd = request["argv"], request["env"], request["cwd"]
+    if not argv or not all(isinstance(a, str) for a in argv) or not all(isinstance(v, str) for v in env.values()):
+        raise ErrorReply("bad_request", "argv and env must hold strings")
+    run = server.hooks.get(argv[0])
+    if run is None:
+        raise ErrorReply("bad_request", f"{argv[0]!r} is not a hook this daemon runs")
+    if runtime.disabled(env) or runtime.runtime_dir(env) != server.rundir:
+        raise ErrorReply("mismatch", "the hook's environment selects another daemon (or none)")
+    problem = _not_portable(env, cwd, request["umask"], server.umask)
+    if problem:
+        raise ErrorReply(DECLINED, problem)
+    answer = run(argv[1:], env, cwd, payload)
+    if answer is None:
+        raise ErrorReply(DECLINED, "the hook must run in its own process")
+    return {"code": answer[0]}, answer[1]
+
+
+def _not_portable(env: Mapping[str, str], cwd: str, umask: int, ours: int) -> str:
+    """Why a hook of this environment, directory and umask would not run
+    here as in its own process ("" when it would)."""
+    if not os.path.isabs(cwd):
+        return "the hook's directory is not an absolute path"
+    if umask != ours:
+        return "the hook's umask is not the daemon's"
+    if env.get("HOME") != os.environ.get("HOME"):
+        return "the hook's HOME is not the daemon's"
+    relative = [name for name in PATH_VARIABLES if env.get(name) and not os.path.isabs(env[name])]
+    model = env.get("THATCH_MODEL") or ""
+    if model and not os.path.isabs(model) and os.path.isdir(os.path.join(cwd, os.path.expanduser(model))):
+        relative.append("THATCH_MODEL")
+    return f"relative {', '.join(relative)}" if relative else ""
+
+
 HANDLERS: dict[str, Callable[[Server, dict, bytes], Reply]] = {
     "ping": ping, "status": status, "shutdown": shutdown, "info": info, "embed": embed, "search": search,
-    "saved": saved,
+    "saved": saved, "hook": hook,
 }
 
 

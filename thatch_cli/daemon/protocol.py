@@ -23,19 +23,18 @@ exactly what goes into the `embedding` column.
 
 from __future__ import annotations
 
-import json
+# Both here for their users, defined in reach.py for the hooks' thin client.
+from .reach import MAX_REQUEST_PAYLOAD as MAX_REQUEST_PAYLOAD
+from .reach import PROTOCOL_VERSION as PROTOCOL_VERSION
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the prompt hook would pay ~2.5 ms to import typing
 if TYPE_CHECKING:
     from typing import Any
 
-PROTOCOL_VERSION = 7
-
 # Checked against the declared sizes before anything is read: a frame that
 # claims more is refused without allocating for it. A request's header holds
 # at most one import batch of texts (256 x 64 KiB); its payload one vector.
 MAX_HEADER = 32 * 1024 * 1024
-MAX_REQUEST_PAYLOAD = 1024 * 1024
 MAX_REPLY_PAYLOAD = 256 * 1024 * 1024
 _CHUNK = 1 << 20
 
@@ -47,6 +46,8 @@ NUMBER, OPT_NUMBER, LIST, OPT_OBJECT = (int, float), (int, float, NONE), (list,)
 # Error codes a client acts on: the model cannot load at all, or is not loaded yet.
 MODEL_UNAVAILABLE = "model_unavailable"
 MODEL_LOADING = "model_loading"
+# A hook request the daemon will not run for its process (daemon/handlers.hook): it runs there.
+DECLINED = "declined"
 
 
 class ProtocolError(Exception):
@@ -133,6 +134,13 @@ SHAPES: dict[str, Shape] = {shape.op: shape for shape in (
     }, {"model": TEXT, "dim": COUNT, "unranked": COUNT, "hits": LIST}),
     # Payload of the request: the saved memory's vector (or nothing).
     # fields: its filterable fields' stored values (memory/fields.py `filter`).
+    # A hook run for another process (hot/relay.py): its argv (the hook's name
+    # first), environment, directory and umask; the request's payload is its
+    # stdin, the reply's its stdout. Checked by the handler, which knows the
+    # model the environment selects: "mismatch" for another version, protocol
+    # or model, "declined" for a request only the process itself can run.
+    Shape("hook", {"protocol": COUNT, "version": TEXT, "argv": LIST, "env": (dict,), "cwd": TEXT, "umask": COUNT},
+          {"code": COUNT}, bound=False),
     Shape("saved", {
         "db": TEXT, "store": TEXT, "slug": TEXT, "branch": OPT_TEXT, "archived": FLAG, "model": OPT_TEXT,
         "fields": (dict,), "before": COUNT, "after": COUNT, "replaced": FLAG,
@@ -143,6 +151,7 @@ SHAPES: dict[str, Shape] = {shape.op: shape for shape in (
 def fingerprint() -> str:
     """A digest of every shape: a test pins it per PROTOCOL_VERSION."""
     import hashlib
+    import json
 
     described = {op: {"bound": s.bound,
                       "request": {k: sorted(t.__name__ for t in v) for k, v in s.request_fields.items()},
@@ -159,6 +168,8 @@ def error(code: str, message: str) -> dict[str, Any]:
 
 
 def pack(header: dict[str, Any], payload: bytes = b"") -> bytes:
+    import json  # here, not above: the hooks' thin client (hot/relay.py) reads this module's constants only
+
     body = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     return len(body).to_bytes(4, "big") + len(payload).to_bytes(4, "big") + body + payload
 
@@ -192,6 +203,8 @@ def receive(sock, *, max_payload: int = MAX_REPLY_PAYLOAD) -> tuple[dict[str, An
     payload_len = int.from_bytes(prefix[4:], "big")
     if header_len > MAX_HEADER or payload_len > max_payload:
         raise ProtocolError(f"frame too large ({header_len} + {payload_len} bytes)")
+    import json
+
     try:
         header = json.loads(_read_exactly(sock, header_len).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

@@ -25,6 +25,8 @@ directory owned by us with mode 0700:
     spawn.lock    flock'd by whoever is starting a daemon, so racing
                   commands start one process; holds the spawned pid
     daemon.log    the daemon's stdout/stderr
+
+and in the user's directory, `hooks.daemon` (reach.py).
 """
 
 from __future__ import annotations
@@ -36,13 +38,16 @@ import sys
 
 from .. import __version__
 from ..support import settings
+from .reach import POINTER
+from .reach import SOCKET as SOCKET
+from .reach import unix_address as unix_address
+from .reach import user_dir as user_dir
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from typing import Mapping
 
 
-SOCKET = "daemon.sock"
 LOCK = "daemon.lock"
 PIDFILE = "daemon.pid"
 SPAWN_LOCK = "spawn.lock"
@@ -61,37 +66,6 @@ def disabled(env: Mapping[str, str]) -> bool:
 
 def idle_seconds(env: Mapping[str, str]) -> float:
     return float(settings.value(env, "daemon.idle", strict=False))
-
-
-def user_dir(env: Mapping[str, str]) -> str:
-    """The user's thatch runtime directory (the daemons' parent), the same
-    whichever of XDG_RUNTIME_DIR's usual value a host passes on or drops."""
-    xdg = env.get("XDG_RUNTIME_DIR")
-    if xdg:
-        return os.path.join(xdg, "thatch")
-    uid = os.getuid()
-    run_user = f"/run/user/{uid}"
-    try:
-        st = os.stat(run_user)
-        if stat.S_ISDIR(st.st_mode) and st.st_uid == uid:
-            return os.path.join(run_user, "thatch")
-    except OSError:
-        pass
-    return os.path.join(_temp_root(), f"thatch-{uid}")
-
-
-def _temp_root() -> str:
-    """The system's temporary directory, not TMPDIR's (a host may drop it):
-    macOS's per-user one (confstr), else /tmp."""
-    name = "CS_DARWIN_USER_TEMP_DIR"
-    if name in getattr(os, "confstr_names", {}):
-        try:
-            found = os.confstr(name)
-        except (OSError, ValueError):
-            found = None
-        if found:
-            return found.rstrip("/")
-    return "/tmp"
 
 
 def model_key(env: Mapping[str, str]) -> str:
@@ -137,33 +111,6 @@ def ensure_dir(env: Mapping[str, str]) -> str:
                 pass
         check_dir(directory)
     return path
-
-
-# sun_path holds 108 bytes on Linux, 104 on macOS, terminator included.
-_SUN_PATH_MAX = 100
-
-
-class unix_address:
-    """A path bind() and connect() accept for the socket at `path`. A deep
-    runtime directory (a long XDG_RUNTIME_DIR or TMPDIR) can exceed what an
-    AF_UNIX address holds; on Linux the directory is then reached through an
-    open descriptor's /proc/self/fd link, which is short."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._fd: int | None = None
-
-    def __enter__(self) -> str:
-        if len(os.fsencode(self.path)) <= _SUN_PATH_MAX or not os.path.isdir("/proc/self/fd"):
-            return self.path
-        folder, name = os.path.split(self.path)
-        self._fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        return f"/proc/self/fd/{self._fd}/{name}"
-
-    def __exit__(self, *exc: object) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
 
 
 def check_socket(path: str) -> None:
@@ -240,6 +187,35 @@ def lock_held(rundir: str) -> bool:
         os.close(fd)  # closing drops the probe lock
 
 
+# -- the hooks' pointer (reach.py) ----------------------------------------------
+
+
+def claim(rundir: str) -> None:
+    """Name the daemon of `rundir` in the hooks' pointer, unless a live daemon
+    of another model is named there (a one-off model's never takes it from
+    the one in use; it is taken back once that one exits)."""
+    user, name = os.path.split(rundir)
+    pointer = os.path.join(user, POINTER)
+    try:
+        with open(pointer, "rb") as fh:
+            current = fh.read(64).decode("ascii", "replace").strip()
+    except OSError:
+        current = ""
+    if current == name:
+        return
+    if current.startswith("model-") and "/" not in current and os.path.isdir(os.path.join(user, current)):
+        try:
+            if lock_held(os.path.join(user, current)):
+                return
+        except OSError:
+            pass
+    from pathlib import Path
+
+    from ..support.files import replace_atomically
+
+    replace_atomically(Path(pointer), f"{name}\n", 0o600, durable=False)
+
+
 # -- the pid file ------------------------------------------------------------
 
 
@@ -278,7 +254,7 @@ def pid_alive(pid: int) -> bool:
 
 
 def spawn(env: Mapping[str, str], rundir: str, *args: str) -> int:
-    """Start `python -m thatch_cli.daemon serve` detached: its own session,
+    """Start `python -m thatch_cli _daemon serve` detached: its own session,
     cwd /, stdin /dev/null, stdout and stderr appended to daemon.log, and
     none of our other descriptors (a shell's command-substitution pipe must
     not stay open). Uses posix_spawn, so no fork of this process and no
@@ -298,7 +274,8 @@ def spawn(env: Mapping[str, str], rundir: str, *args: str) -> int:
     ]
     for fd in _inheritable_fds():
         actions.append((os.POSIX_SPAWN_CLOSE, fd))
-    argv = [sys.executable, "-m", "thatch_cli.daemon", "serve", *args]
+    # The entry point, above the daemon, hands it the hooks it runs (hot/served.py).
+    argv = [sys.executable, "-m", "thatch_cli", "_daemon", "serve", *args]
     pid = os.posix_spawn(sys.executable, argv, child_env, file_actions=actions, setsid=True)
     _reap_when_done(pid)
     return pid
@@ -354,10 +331,16 @@ def write_spawned(fd: int, pid: int) -> None:
         pass
 
 
+# What a daemon's command line holds: spawn's, and `python -m thatch_cli.daemon serve`'s
+# (earlier versions', and a daemon without the hooks).
+COMMAND_MARKS = (b"thatch_cli\0_daemon\0", b"thatch_cli.daemon")
+
+
 def is_daemon(pid: int) -> bool:
     """Whether pid is a thatch daemon process (never signal a reused pid)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return b"thatch_cli.daemon" in fh.read()
+            cmdline = fh.read()
     except OSError:
         return False
+    return any(mark in cmdline for mark in COMMAND_MARKS)

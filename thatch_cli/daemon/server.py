@@ -35,7 +35,7 @@ from typing import Mapping
 from .. import __version__
 from . import memory, protocol, runtime
 from .cache import StoreCache
-from .handlers import HANDLERS
+from .handlers import HANDLERS, Hook
 from .log import log
 from .model import Model
 from .protocol import ErrorReply
@@ -44,12 +44,17 @@ LOCK_WAIT = 30.0
 TICK = 0.2
 DRAIN = 10.0
 CONNECTION_IDLE = 120.0
+POINTER_CHECK = 5.0
 
 
 class Server:
-    def __init__(self, env: Mapping[str, str], rundir: str) -> None:
+    def __init__(self, env: Mapping[str, str], rundir: str, hooks: Mapping[str, Hook] | None = None) -> None:
         self.env = env
         self.rundir = rundir
+        self.hooks: Mapping[str, Hook] = hooks or {}
+        self.umask = os.umask(0o077)  # reading the umask means setting it: once, before any thread runs
+        os.umask(self.umask)
+        self._pointed = 0.0  # when the hooks' pointer was last checked (runtime.claim)
         self.socket_path = os.path.join(rundir, runtime.SOCKET)
         self.idle = runtime.idle_seconds(env)
         self.model = Model(env, rundir)
@@ -86,6 +91,17 @@ class Server:
         self._inode = (st.st_dev, st.st_ino)
         self._listener = listener
         runtime.write_pidfile(self.rundir, self.model.name)
+        self._point()
+
+    def _point(self) -> None:
+        """Name this daemon in the hooks' pointer unless another live one
+        is named there (runtime.claim): only a daemon that runs hooks."""
+        self._pointed = time.monotonic()
+        if self.hooks:
+            try:
+                runtime.claim(self.rundir)
+            except OSError as exc:
+                log(f"cannot write the hooks' pointer: {exc}")
 
     def stop(self, reason: str) -> None:
         """Stop taking connections now; the main loop drains and exits."""
@@ -150,6 +166,8 @@ class Server:
             self.stop("socket file removed or replaced")
         elif self.model.ready.is_set() and self.model.embedder is None and not active and idle_for >= 1.0:
             self.stop("model unavailable")
+        elif time.monotonic() - self._pointed >= POINTER_CHECK:
+            self._point()  # the daemon named there may have exited
 
     def _remove_pidfile(self) -> None:
         info = runtime.read_pidfile(self.rundir)
@@ -257,7 +275,9 @@ def acquire_lock(rundir: str, wanted: dict[str, object], wait: float = LOCK_WAIT
 MAX_LOG_BYTES = 1024 * 1024
 
 
-def main(env: Mapping[str, str] | None = None) -> int:
+def main(env: Mapping[str, str] | None = None, hooks: Mapping[str, Hook] | None = None) -> int:
+    """Serve until idle or stopped. `hooks`: the hooks this daemon runs for
+    other processes (handlers.hook), given by the process entry point."""
     env = dict(os.environ if env is None else env)
     os.chdir("/")
     try:  # stderr is daemon.log, opened for appending by whoever spawned us
@@ -274,7 +294,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
     lock_fd = acquire_lock(rundir, wanted)
     if lock_fd is None:
         return 0
-    server = Server(env, rundir)
+    server = Server(env, rundir, hooks)
     try:
         server.bind()
     except OSError as exc:

@@ -18,38 +18,16 @@ import os
 import sys
 import threading
 
+from .deadline import remaining, write_answer
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 
-DEFAULT_DEADLINE = 1.5
 # A batch of tool calls with their outputs can be large; anything beyond
 # this is not a payload we should parse on the user's time.
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 PROMPT_KEYS = ("prompt", "message", "text", "user_input", "input")
-
-
-def deadline(env: Mapping[str, str]) -> float:
-    try:
-        value = float(env.get("THATCH_HOOK_DEADLINE") or DEFAULT_DEADLINE)
-    except ValueError:
-        return DEFAULT_DEADLINE
-    return min(max(value, 0.05), 30.0)
-
-
-def since_start() -> float:
-    """Seconds since this process started: its start time in /proc (clock
-    ticks since boot) against the boot-time clock. 0 where that cannot be
-    read (not Linux)."""
-    import time
-
-    try:
-        with open("/proc/self/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()
-        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, starttime
-        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started)
-    except (OSError, ValueError, IndexError, AttributeError):
-        return 0.0
 
 
 def read_payload(stream=None) -> dict:
@@ -62,6 +40,11 @@ def read_payload(stream=None) -> dict:
         data = stream.buffer.read(MAX_PAYLOAD_BYTES + 1)
     except (OSError, ValueError, AttributeError):
         return {}
+    return parse_payload(data)
+
+
+def parse_payload(data: bytes) -> dict:
+    """read_payload's answer for the bytes a host wrote (hot/relay.py reads them itself)."""
     if not data or len(data) > MAX_PAYLOAD_BYTES:
         return {}
     try:
@@ -90,15 +73,20 @@ def respond(fallback: str, compute: Callable[[Mapping[str, str]], str],
     """Run a hook: print shape(compute(env)), or shape(fallback) on any error
     or past the deadline; always exit status 0."""
     env = os.environ
-    answer = Answer(max(0.0, deadline(env) - since_start()), shape(fallback))
+    answer = Answer(remaining(env), shape(fallback))
+    answer.give(shape(computed(fallback, compute, env)))
+    return 0
+
+
+def computed(fallback: str, compute: Callable[[Mapping[str, str]], str], env: Mapping[str, str]) -> str:
+    """compute(env), or `fallback` on any error (raised with THATCH_DEBUG set).
+    What respond() prints, and what a daemon answers for a relayed hook."""
     try:
-        text = compute(env)
+        return compute(env)
     except Exception:
         if env.get("THATCH_DEBUG"):
             raise
-        text = fallback
-    answer.give(shape(text))
-    return 0
+        return fallback
 
 
 class Answer:
@@ -129,15 +117,15 @@ class Answer:
             _write(text)
 
 
-def _write(text: str) -> None:
+def encoded(text: str) -> bytes:
+    """The bytes a hook writes for `text`: nothing for nothing, else one line-terminated text."""
     if not text:
-        return
-    data = (text if text.endswith("\n") else text + "\n").encode("utf-8", "replace")
-    try:
-        while data:
-            data = data[os.write(1, data):]
-    except OSError:
-        pass
+        return b""
+    return (text if text.endswith("\n") else text + "\n").encode("utf-8", "replace")
+
+
+def _write(text: str) -> None:
+    write_answer(encoded(text))
 
 
 # The hosts whose hook output thatch shapes (`--host NAME`); the original

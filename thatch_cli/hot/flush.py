@@ -34,12 +34,23 @@ import sys
 from ..location.scope import project_dir
 from ..ops import activity
 from ..support import agent_text, fitting, paths
-from .agentio import PROMPT_KEYS, host_option, read_payload, respond, session_id, shaper, text_field
+from .agentio import (
+    PROMPT_KEYS,
+    computed,
+    encoded,
+    host_option,
+    parse_payload,
+    read_payload,
+    respond,
+    session_id,
+    shaper,
+    text_field,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Mapping
+    from typing import Callable, Mapping
 
 WRITE_NUDGE = (f"{agent_text.PREFIX} After responding, check: did you learn new project knowledge, a user preference"
                " or a correction worth keeping? If so, save it with memory_remember.")
@@ -120,7 +131,8 @@ def files_nudge(found: list, max_chars: int = MAX_CHARS) -> str:
     return fitting.prefix(text(kept), max_chars)
 
 
-def opened_files_text(env: Mapping[str, str], payload: dict, session: str, items: list) -> str:
+def opened_files_text(env: Mapping[str, str], payload: dict, session: str, items: list, cwd: str | None = None,
+                      ) -> str:
     """Once per session and file: the memories anchored to the files the
     agent read or edited since the last prompt (noted by the tool hooks)."""
     from ..ops.extraction import Queue
@@ -134,7 +146,7 @@ def opened_files_text(env: Mapping[str, str], payload: dict, session: str, items
     from ..ops.context import Context
     from ..storage.memories import MemoryDB
 
-    with Context(env=env, cwd=project_dir(env, payload), use_daemon=False, wait_for_model=False,
+    with Context(env=env, cwd=project_dir(env, payload, cwd), use_daemon=False, wait_for_model=False,
                  _db=MemoryDB.open_existing(db_path)) as ctx:
         found = anchors.about_files(ctx, fresh)
     queue.mark_shown(set(fresh))
@@ -142,7 +154,9 @@ def opened_files_text(env: Mapping[str, str], payload: dict, session: str, items
     return files_nudge(found) if found else ""
 
 
-def nudge_text(env: Mapping[str, str], payload: dict, host: str | None = None) -> str:
+def nudge_text(env: Mapping[str, str], payload: dict, host: str | None = None, cwd: str | None = None) -> str:
+    """The hook's answer (before shaping). `cwd` is the hook process's
+    directory when a daemon runs it for that process (hot/relay.py)."""
     from ..location.scope import here
 
     prompt = text_field(payload, PROMPT_KEYS)
@@ -151,7 +165,7 @@ def nudge_text(env: Mapping[str, str], payload: dict, host: str | None = None) -
         # prompt that gets the extraction nudge instead wasted a few ms of
         # the daemon's time, not the user's.
         embed_ahead(env, prompt)
-    store = here(env, project_dir(env, payload)).store
+    store = here(env, project_dir(env, payload, cwd)).store
     if activity.paused(env, store):
         return ""
     session = session_id(payload)
@@ -162,8 +176,8 @@ def nudge_text(env: Mapping[str, str], payload: dict, host: str | None = None) -
         queue = Queue(env, session)
     pending = queue.pending() if queue is not None else []
     items: list = []  # (label, store, score) of what this answer gives the agent, for `thatch activity`
-    opened = opened_files_text(env, payload, session, items) if session else ""
-    text, event = _tier_text(env, payload, queue, pending, items)
+    opened = opened_files_text(env, payload, session, items, cwd) if session else ""
+    text, event = _tier_text(env, payload, queue, pending, items, cwd)
     activity.record(env, event, host, session, items, store)
     return f"{opened}\n\n{text}" if opened else text
 
@@ -181,22 +195,47 @@ def embed_ahead(env: Mapping[str, str], prompt: str) -> None:
     ask(env, prompt)
 
 
-def _tier_text(env: Mapping[str, str], payload: dict, queue, pending: list, items: list) -> tuple[str, str]:
+def _tier_text(env: Mapping[str, str], payload: dict, queue, pending: list, items: list, cwd: str | None,
+               ) -> tuple[str, str]:
     if pending:
         return extraction_nudge(len(pending), queue.nudged(), queue.session_id), "extraction"
     prompt = text_field(payload, PROMPT_KEYS)
     nudge = WRITE_NUDGE
     if prompt:
-        matches = related(env, project_dir(env, payload), prompt)
+        matches = related(env, project_dir(env, payload, cwd), prompt)
         if matches:
             nudge = recall_nudge(matches)
             items += [(m.memory.label, m.memory.store, m.score) for m in matches]
     from .rules import after
 
-    return after(env, payload, nudge, items), "nudge"
+    return after(env, payload, nudge, items, cwd), "nudge"
 
 
-def main(argv: list[str]) -> int:
+def _shape(argv: list[str]) -> Callable[[str], str]:
+    return shaper(host_option(argv), "UserPromptSubmit", **{"continue": True})
+
+
+def main(argv: list[str], stdin: bytes | None = None) -> int:
+    """The hook in this process. `stdin`: the host's payload when already
+    read (hot/relay.py, whose daemon could not answer), else read here."""
     host = host_option(argv)
-    shape = shaper(host, "UserPromptSubmit", **{"continue": True})
-    return respond(WRITE_NUDGE, lambda env: nudge_text(env, read_payload(sys.stdin), host), shape)
+    payload = (lambda: read_payload(sys.stdin)) if stdin is None else (lambda: parse_payload(stdin))
+    return respond(WRITE_NUDGE, lambda env: nudge_text(env, payload(), host), _shape(argv))
+
+
+def served(argv: list[str], env: Mapping[str, str], cwd: str, stdin: bytes) -> bytes | None:
+    """What main() prints, worked out for another process (its environment,
+    directory and payload) by the daemon it relayed the hook to; None for a
+    payload naming its project by a relative path (that process resolves it)."""
+    host = host_option(argv)
+    payload = parse_payload(stdin)
+    roots = payload.get("workspace_roots")
+    named = [payload.get("cwd"), roots[0] if isinstance(roots, list) and roots else None]
+    if any(isinstance(path, str) and path and not os.path.isabs(path) for path in named):
+        return None
+    return encoded(_shape(argv)(computed(WRITE_NUDGE, lambda env: nudge_text(env, payload, host, cwd), env)))
+
+
+def late(argv: list[str]) -> bytes:
+    """What main() prints past its deadline."""
+    return encoded(_shape(argv)(WRITE_NUDGE))

@@ -88,14 +88,15 @@ def text(found: dict[str, list]) -> str:
     return "\n\n".join(blocks)
 
 
-def after(env: Mapping[str, str], payload: dict, nudge: str, items: list | None = None) -> str:
+def after(env: Mapping[str, str], payload: dict, nudge: str, items: list | None = None, cwd: str | None = None,
+          ) -> str:
     """`nudge` followed by the blocks this payload's prompt fires (flush-tools);
     each rule given is added to `items` as (statement, store, score)."""
     prompt = text_field(payload, PROMPT_KEYS)
     if not prompt:
         return nudge
     try:
-        found = fired(env, project_dir(env, payload), prompt)
+        found = fired(env, project_dir(env, payload, cwd), prompt)
         if items is not None:
             items += [(rule["statement"], rule["store"], rule["score"]) for rules in found.values() for rule in rules]
         blocks = text(found)

@@ -144,11 +144,12 @@ def top_level(repo: gitfs.GitLocation) -> str:
     return os.path.realpath(repo.worktree or repo.git_dir)
 
 
-def project_dir(env: Mapping[str, str], payload: Mapping[str, Any] | None = None) -> Path:
+def project_dir(env: Mapping[str, str], payload: Mapping[str, Any] | None = None, cwd: str | None = None) -> Path:
     """Where a coding agent's session works: its hook payload's cwd (Claude
     Code, Codex) or first workspace root (Cursor), else the host's project
     variable (Cursor's first: Cursor sets CLAUDE_PROJECT_DIR too, as an
-    alias), else here. The agent hooks and the MCP server ask this per call."""
+    alias), else here (`cwd`: the hook's own directory when a daemon runs
+    it). The agent hooks and the MCP server ask this per call."""
     from pathlib import Path
 
     payload = payload or {}
@@ -158,4 +159,4 @@ def project_dir(env: Mapping[str, str], payload: Mapping[str, Any] | None = None
     for candidate in candidates:
         if isinstance(candidate, str) and candidate and os.path.isdir(candidate):
             return Path(candidate)
-    return Path.cwd()
+    return Path(cwd) if cwd is not None else Path.cwd()
