@@ -21,7 +21,12 @@ without openssh-server). Measured, as medians over --runs:
   * how long after a teammate's `thatch sync` a plain `git fetch` makes the
     new memory findable here, by keywords (its row is in the keyword index)
     and by meaning (it has a vector): thatch's git hook imports it in the
-    background.
+    background;
+  * the first pull of --pull-sizes memories (--only bigpull, bench/bigpull.py):
+    until all are searchable by keywords against a plain `git fetch` of the
+    ref, a second sync meanwhile (a third clone's change), the embedding
+    rate and the time until all have vectors (with --embed-sample K,
+    extrapolated from the first K).
 
 The model defaults to the deterministic fake one (fake:384), so the figures
 are thatch's and git's work, not the model's; pass a model folder (e.g.
@@ -36,7 +41,6 @@ import os
 import random
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -47,104 +51,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "tests")]
 
+from syncteam import DAEMON, Clone, edit, fill, git, log, pack_kib, team
+
 from machine import describe
 from perf import save_report
-
-THATCH = [sys.executable, "-m", "thatch_cli"]
-# --daemon: each clone's warm daemon embeds (as users have it; a real model
-# then loads once per machine, not in every sync). Off: in each process.
-DAEMON = {"THATCH_DAEMON": "0"}
-WORDS = ["deploy", "cache", "index", "queue", "retry", "schema", "token", "build", "release", "staging", "worker", "batch", "shard", "merge", "branch", "review", "lint", "test", "docker", "proxy", "timeout", "budget", "vector", "keyword", "import", "export", "backup", "restore", "hook"]
-
-
-def log(message: str) -> None:
-    print(f"[sync] {message}", file=sys.stderr, flush=True)
-
-
-def git(cwd: Path, *args: str, env: dict | None = None) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
-
-
-class Clone:
-    def __init__(self, base: Path, name: str, bare: Path, model: str, ssh: str | None = None) -> None:
-        self.path, self.name = base / name, name
-        git(base, "clone", "-q", str(bare), str(self.path))
-        home = base / f"{name}-home"
-        home.mkdir()
-        self.env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-                    "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".state"),
-                    "XDG_RUNTIME_DIR": str(home / ".run"), "THATCH_DB": str(base / f"{name}.db"),
-                    "THATCH_MODEL": model, **DAEMON, "GIT_CONFIG_GLOBAL": os.devnull,
-                    "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": f"{name}@example.com",
-                    "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": f"{name}@example.com",
-                    "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")}
-        if ssh:
-            self.env["GIT_SSH_COMMAND"] = ssh
-            git(self.path, "remote", "set-url", "origin", f"ssh://thatch-test{bare}")
-        self.thatch("sync", "init", "--yes")
-
-    @property
-    def db(self) -> Path:
-        return Path(self.env["THATCH_DB"])
-
-    def thatch(self, *args: str, stdin: str | None = None) -> tuple[float, str]:
-        started = time.perf_counter()
-        result = subprocess.run([*THATCH, *args], cwd=self.path, env=self.env, input=stdin, capture_output=True,
-                                text=True, check=False)
-        took = time.perf_counter() - started
-        if result.returncode not in (0, 5):
-            raise RuntimeError(f"{self.name}: thatch {' '.join(args)}: {result.stderr.strip()[:300]}")
-        return took, result.stdout
-
-    def close(self) -> None:
-        """Stop this clone's daemon (its socket is about to be deleted)."""
-        if self.env["THATCH_DAEMON"] != "0":
-            subprocess.run([*THATCH, "daemon", "stop"], cwd=self.path, env=self.env, capture_output=True, check=False)
-
-    def sync(self) -> tuple[float, dict]:
-        took, out = self.thatch("sync", "--json")
-        return took, json.loads(out)
-
-    def contents(self) -> dict[str, str]:
-        with sqlite3.connect(self.db) as conn:
-            return dict(conn.execute("SELECT slug, content FROM entries"))
-
-
-def note(i: int, rng: random.Random) -> tuple[str, str]:
-    return f"Note {i} {rng.choice(WORDS)}", " ".join(rng.choice(WORDS) for _ in range(40)) + f" (number {i})."
-
-
-def team(base: Path, n: int, model: str, ssh: str | None = None) -> tuple[Path, list[Clone]]:
-    bare = base / "team.git"
-    git(base, "init", "-q", "--bare", "-b", "main", str(bare))
-    return bare, [Clone(base, name, bare, model, ssh) for name in ("ann", "bob", "cat", "dan")[:n]]
-
-
-def fill(clone: Clone, count: int, seed: int = 1) -> None:
-    rng = random.Random(seed)
-    lines = []
-    for i in range(count):
-        label, body = note(i, rng)
-        lines.append(json.dumps({"label": label, "content": f"# {label}\n\n{body}"}))
-    clone.thatch("import", "-", stdin="\n".join(lines) + "\n")
-
-
-def pack_kib(bare: Path) -> int:
-    stats = dict(line.split(": ") for line in git(bare, "count-objects", "-v").splitlines())
-    return int(stats["size"]) + int(stats["size-pack"])
-
-
-def edit(clone: Clone, i: int, text: str) -> None:
-    notes = [label for label in labels(clone) if label.startswith("Note ")]
-    i %= len(notes)  # a small smoke run has fewer notes than the scenarios pick from
-    label = next(label for label in notes if label.startswith(f"Note {i} "))
-    clone.thatch("remember", label, text, "--overwrite")
-
-
-def labels(clone: Clone) -> list[str]:
-    with sqlite3.connect(clone.db) as conn:
-        return [r[0] for r in conn.execute("SELECT label FROM entries")]
-
 
 # -- scenarios -------------------------------------------------------------------------------------
 
@@ -333,117 +243,6 @@ def _ratios(args, rows: list, base: Path, ann: Clone, bob: Clone) -> None:
              ("ratio, no-op (target at most 1.5)", [median(noop) / median(plain_noop)], "")]
 
 
-def _fetch_seconds(base: Path, url: str, env: dict) -> float:
-    """A plain `git fetch` of the memories ref into an empty repository."""
-    fresh = Path(tempfile.mkdtemp(prefix="fetch-", dir=base))
-    git(fresh, "init", "-q", env=env)
-    started = time.perf_counter()
-    git(fresh, "fetch", "-q", url, "refs/thatch/memories:refs/thatch/fetched", env=env)
-    return time.perf_counter() - started
-
-
-def _with_vectors(clone: Clone, bare: Path) -> None:
-    """The alternative design, for its size and fetch time: the ref `clone`
-    fetched, with each record carrying the vector `clone` made of its
-    memory (base64 float32), pushed as refs/thatch/memories of `bare`."""
-    import base64
-
-    from thatch_cli.sync import tree
-
-    with sqlite3.connect(clone.db) as conn:
-        vectors = dict(conn.execute("SELECT slug, embedding FROM entries WHERE embedding IS NOT NULL"))
-    with tree.Git(clone.path, clone.env) as repo:
-        tip = repo.ref(tree.tracking_ref("origin"))
-        snapshot = repo.snapshot(tip)
-        data = repo.blobs(e.sha for e in snapshot.memories.values())
-        blobs: dict[str, bytes | None] = {}
-        for slug, entry in snapshot.memories.items():
-            text = data[entry.sha].rstrip()  # the record as thatch wrote it, with one more key
-            blobs[entry.path] = text[:-1].rstrip() + b',\n  "vector": "' + base64.b64encode(vectors[slug]) + b'"\n}\n'
-        commit = repo.write_commit(snapshot, blobs, [], "bench <bench@example.com>", "with vectors\n", now=0)
-    git(clone.path, "push", "-q", str(bare), f"{commit}:refs/thatch/memories", env=clone.env)
-
-
-def big_pull(args, rows: list, ssh: str | None) -> None:
-    """A first pull of N memories (the puller embeds with --model; the
-    pusher's model does not matter, records carry no vectors): when all of
-    them are searchable by keywords, against a plain `git fetch` of the ref
-    in the same run; when all have vectors; whether another sync meanwhile
-    succeeds; and the alternative of vectors travelling in the records
-    (the ref's size and fetch time)."""
-    how = "ssh" if ssh else "path"
-    for count in args.pull_sizes:
-        with tempfile.TemporaryDirectory(prefix="thatch-sync-") as tmp:
-            base = Path(tmp)
-            bare, (ann,) = team(base, 1, "fake:384", ssh)
-            fill(ann, count)
-            ann.sync()
-            bob = Clone(base, "bob", bare, args.model, ssh)
-            prefix = "ssh://thatch-test" if ssh else ""
-            fetch = _fetch_seconds(base, f"{prefix}{bare}", bob.env)
-            last = f"Note {count - 1} "
-            started = time.perf_counter()
-            first = subprocess.Popen([*THATCH, "sync", "--json"], cwd=bob.path, env=bob.env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-            keywords = meaning = None
-            second: list[tuple[int, float]] = []
-
-            def another(into: list = second) -> None:
-                """Another sync while the first embeds: it must not fail."""
-                at = time.perf_counter()
-                other = subprocess.run([*THATCH, "sync", "--json"], cwd=bob.path, env=bob.env, capture_output=True,
-                                       text=True)
-                into.append((other.returncode, time.perf_counter() - at))
-
-            meanwhile = threading.Thread(target=another)
-            while time.perf_counter() - started < 3600:
-                try:
-                    with sqlite3.connect(f"file:{bob.db}?mode=ro", uri=True) as conn:
-                        rows_in = conn.execute("SELECT count(*), count(embedding) FROM entries").fetchone()
-                        hit = conn.execute("SELECT 1 FROM entries_fts WHERE entries_fts MATCH ?",
-                                           (f'"number {count - 1}"',)).fetchone()
-                except sqlite3.Error:
-                    rows_in, hit = (0, 0), None
-                now = time.perf_counter() - started
-                if keywords is None and hit and rows_in[0] >= count:
-                    keywords = now
-                    meanwhile.start()
-                if rows_in[1] >= count:
-                    meaning = now
-                    break
-                if first.poll() is not None and rows_in[1] < count and keywords is not None:
-                    meaning = float("nan")
-                    break
-                time.sleep(0.05)
-            out, err = first.communicate(timeout=3600)
-            meanwhile.join(600)
-            report = json.loads(out)
-            assert report["pulled"]["created"] == count, (report, err[-300:])
-            _, found = bob.thatch("recall", "--mode", "lexical", "--json", last.strip())
-            assert json.loads(found)["results"], "not found by keywords"
-            embed = (meaning or 0) - (keywords or 0)
-            vec_bare = base / "vectors.git"
-            git(base, "init", "-q", "--bare", str(vec_bare))
-            _with_vectors(bob, vec_bare)
-            fetch_vec = _fetch_seconds(base, f"{prefix}{vec_bare}", bob.env)
-            log(f"first pull of {count}, {how}: git fetch {fetch:.2f} s, keywords {keywords:.2f} s, meaning"
-                f" {meaning:.2f} s, a second sync meanwhile (exit code, seconds) {second}; with vectors the ref is {pack_kib(vec_bare)} KiB against"
-                f" {pack_kib(bare)} KiB, fetched in {fetch_vec:.2f} s")
-            label = f"first pull of {count:,} memories, {how}"
-            rows += [(f"{label}: plain git fetch of the ref", [fetch], "s"),
-                     (f"{label}: all searchable by keywords (thatch sync)", [keywords or float("nan")], "s"),
-                     (f"{label}: ratio, keywords / git fetch (target at most 3)",
-                      [(keywords or float("nan")) / fetch], ""),
-                     (f"{label}: all searchable by meaning (vectors, {args.model})", [meaning or float("nan")], "s"),
-                     (f"{label}: a second thatch sync started when the rows were in: exit code",
-                      [float(second[0][0]) if second else float("nan")], ""),
-                     (f"{label}: that second sync's time", [second[0][1] if second else float("nan")], "s"),
-                     (f"{label}: embedding after the rows (meaning - keywords)", [embed], "s"),
-                     (f"{label}: the ref's size on the remote", [float(pack_kib(bare))], "KiB"),
-                     (f"{label}: the ref's size with vectors in the records", [float(pack_kib(vec_bare))], "KiB"),
-                     (f"{label}: plain git fetch of the ref with vectors in the records", [fetch_vec], "s")]
-
-
 def render(rows: list, args, started: datetime) -> str:
     lines = [(f"Measured {started.strftime('%Y-%m-%d %H:%M UTC')} on {describe()}; model {args.model};"
               f" load average at start {os.getloadavg()[0]:.1f}."), "",
@@ -466,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--daemon", action="store_true", help="embed in each clone's warm daemon (as by default)")
     parser.add_argument("--pull-sizes", type=lambda text: [int(n) for n in text.split(",")], default=[1000, 10_000],
                         help="memories in each first pull of --only bigpull (comma-separated)")
+    parser.add_argument("--embed-sample", type=int, default=0, metavar="K",
+                        help="--only bigpull: stop embedding after K memories and extrapolate the rest (0: wait for all)")
     parser.add_argument("--only", nargs="*", choices=("initial", "ssh", "ratios", "incremental", "writers",
                                                       "findable", "bigpull"))
     args = parser.parse_args(argv)
@@ -482,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     if "initial" in wanted:
         initial(args, rows, None)
     if "bigpull" in wanted and args.no_ssh:
+        from bigpull import big_pull
+
         big_pull(args, rows, None)
     if wanted & {"ssh", "ratios", "bigpull"} and not args.no_ssh:
         import sshd
@@ -495,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
                 if "ratios" in wanted:
                     ratios(args, rows, server.command)
                 if "bigpull" in wanted:
+                    from bigpull import big_pull
+
                     big_pull(args, rows, server.command)
     if "incremental" in wanted:
         incremental_and_merge(args, rows)

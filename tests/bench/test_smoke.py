@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 # Imported by the scripts below, not run on their own.
-HELPERS = {"corpus.py", "machine.py"}
+HELPERS = {"corpus.py", "machine.py", "syncteam.py", "bigpull.py"}
 
 
 def conversation(sample_id: str, topic: str, people: tuple[str, str]) -> dict:
@@ -82,7 +82,8 @@ def commands(locomo: Path, tmp: Path) -> dict[str, list[str]]:
         "relevance_floor.py": ["--model", "fake:64", "--locomo", data],
         "credentials.py": ["--show"],
         "stress.py": ["--writers", "2", "--memories", "4"],
-        "sync.py": ["--memories", "20", "--runs", "1", "--no-ssh", "--only", "initial", "findable"],
+        "sync.py": ["--memories", "20", "--runs", "1", "--no-ssh", "--only", "initial", "findable", "bigpull",
+                    "--pull-sizes", "300", "--embed-sample", "10"],
         "upgrade.py": ["--size", "60", "--runs", "1"],
     }
 

@@ -65,3 +65,26 @@ def test_passage_round_trip():
     text = passage_text("Label", "body\ntext")
     assert text == "# Label\n\nbody\ntext"
     assert body_of("Label", text) == "body\ntext"
+
+
+def test_an_ascii_label_slugs_as_the_general_rule_does():
+    """slugify's one-pass ASCII path keeps, joins and drops exactly what the
+    character-by-character rule does, for every ASCII character in every
+    position (a run of spaces, of dashes and of dropped characters)."""
+    import random
+
+    from thatch_cli.support.slugs import _TRIM, _dashed, _keep, _label_hash
+
+    def general(label: str) -> str:
+        text = "".join(ch for ch in _dashed(label.strip(_TRIM).lower()) if _keep(ch))
+        while "--" in text:
+            text = text.replace("--", "-")
+        return text if text else "x" + _label_hash(label)
+
+    every = [chr(i) for i in range(128)]
+    rng = random.Random(27)
+    labels = [f"a{ch}b" for ch in every] + [f"{ch} x {ch}{ch}" for ch in every]
+    labels += ["".join(rng.choice(every + [" ", "-", "\t"]) for _ in range(rng.randint(0, 14))) for _ in range(5000)]
+    assert [slugify(label) for label in labels] == [general(label) for label in labels]
+    # What lowercases into ASCII (the Kelvin sign) takes the same path as its ASCII twin.
+    assert slugify("\u212aelvin Notes") == general("\u212aelvin Notes") == "kelvin-notes"

@@ -138,3 +138,54 @@ def test_a_big_pull_indexes_keywords_as_the_insert_trigger_would(team):
         found = bob.run("recall", word, "--mode", "lexical", "--json").json()["results"]
         assert [hit["label"] for hit in found][:1] == [label]
     assert bob.run("recall", "walrus", "--mode", "lexical", "--json").json()["results"] == []
+
+
+def test_a_big_pull_writes_rows_anchors_and_marks_as_one_memory_at_a_time_would(team):
+    """The rows of a big pull are written in a few prepared statements
+    (more memories than one statement's parameters), beside an update of a
+    memory the puller had: every row, anchor and provenance mark is what
+    the other clone shared, and the update keeps its history."""
+    import sqlite3
+
+    from thatch_cli.memory.records import SYNCED_FIELDS
+    from thatch_cli.storage.sync import _CHUNK
+
+    ann, bob = team(2)
+    (ann.path / "config.py").write_text("".join(f"key_{i} = {i}\n" for i in range(1, 31)))
+    ann.git("add", "config.py")
+    ann.git("commit", "-qm", "config")
+    ann.git("push", "-q", "origin", "HEAD:main")
+    ann.ok("remember", "Shared rule", "first version", "--tag", "ops")
+    ann.sync()
+    bob.sync()
+    count = _CHUNK + 20
+    lines = "".join(f'{{"label": "Runbook {i}", "content": "# Runbook {i}\\\\n\\\\nRotate zebra{i} keys.",'
+                    f' "tags": {["ops", "keys"][: i % 3]!r}}}\n'.replace("'", '"') for i in range(count))
+    source = ann.path / "notes.jsonl"
+    source.write_text(lines)
+    ann.ok("import", str(source))
+    ann.ok("anchor", "Runbook 3", "config.py:5-14")
+    ann.ok("anchor", "Runbook 3", "config.py:20-25")
+    ann.ok("anchor", f"Runbook {count - 1}", "config.py")
+    ann.ok("remember", "Shared rule", "second version", "--overwrite")
+    ann.sync()
+    pulled = bob.sync()["pulled"]
+    assert pulled == {"created": count, "updated": 1, "deleted": 0}
+
+    def state(clone) -> tuple[list, list]:
+        with sqlite3.connect(clone.db) as conn:
+            rows = conn.execute(f"SELECT slug, {', '.join(SYNCED_FIELDS)} FROM entries ORDER BY slug").fetchall()
+            anchors = conn.execute("SELECT slug, path, start_line, end_line, blob FROM thatch_cli_anchors"
+                                   " ORDER BY slug, path, start_line").fetchall()
+        return rows, anchors
+
+    assert state(bob) == state(ann)
+    assert [(a["start"], a["end"]) for a in bob.memory("Runbook 3")["anchors"]] == [(5, 14), (20, 25)]
+    with sqlite3.connect(bob.db) as conn:
+        marks = conn.execute("SELECT count(*), sum(incoming), sum(unreviewed), count(DISTINCT author)"
+                             " FROM thatch_cli_sync_marks").fetchone()
+        versions = [r[0] for r in conn.execute("SELECT content FROM thatch_cli_history WHERE memory_slug ="
+                                                " 'shared-rule' ORDER BY version")]
+    assert marks == (count + 1, count + 1, count + 1, 1)
+    assert versions == ["# Shared rule\n\nfirst version"]
+    assert bob.memory("Shared rule")["tags"] == ["ops"]

@@ -145,6 +145,17 @@ def write(conn: sqlite3.Connection, store: str, slug: str, rows: Sequence[Row], 
                      (store, slug, path, start or 0, end or 0, *rest))
 
 
+def write_many(conn: sqlite3.Connection, store: str, anchored: Sequence[tuple[str, Sequence[Row]]]) -> None:
+    """Inside the caller's transaction, make each (slug, rows) the only
+    anchors of (store, slug): a sync's incoming memories, in two prepared
+    statements however many there are."""
+    conn.executemany(f"DELETE FROM {TABLE} WHERE store = ? AND slug = ?", [(store, slug) for slug, _ in anchored])
+    conn.executemany(f"INSERT OR REPLACE INTO {TABLE} (store, slug, {', '.join(COLUMNS)})"
+                     f" VALUES (?, ?, {', '.join('?' for _ in COLUMNS)})",
+                     [(store, slug, path, start or 0, end or 0, *rest)
+                      for slug, rows in anchored for path, start, end, *rest in rows])
+
+
 def remove(db: MemoryDB, store: str, slug: str, path: str | None = None) -> int:
     """Delete the anchors of (store, slug), or only those on `path`; how many went."""
     with db.transaction() as conn:

@@ -148,13 +148,15 @@ def private_slugs(conn: sqlite3.Connection, store: str) -> set[str]:
     return {r[0] for r in conn.execute(f"SELECT slug FROM {MARKS} WHERE store = ? AND private = 1", (store,))}
 
 
-def set_incoming(conn: sqlite3.Connection, store: str, slug: str, author: str | None, unreviewed: bool) -> None:
-    """Record that a memory just came from the remote, with the author its
-    file claims (after its row was written: the entries triggers reset the
-    marks first)."""
-    conn.execute(f"INSERT INTO {MARKS} (store, slug, author, unreviewed, incoming) VALUES (?, ?, ?, ?, 1)"
-                 " ON CONFLICT (store, slug) DO UPDATE SET author = excluded.author,"
-                 " unreviewed = excluded.unreviewed, incoming = 1", (store, slug, author, int(unreviewed)))
+def set_incoming(conn: sqlite3.Connection, store: str, authors: Sequence[tuple[str, str | None]],
+                 unreviewed: bool) -> None:
+    """Record that memories (slug, the author its file claims) just came
+    from the remote (after their rows were written: the entries triggers
+    reset the marks first)."""
+    conn.executemany(f"INSERT INTO {MARKS} (store, slug, author, unreviewed, incoming) VALUES (?, ?, ?, ?, 1)"
+                     " ON CONFLICT (store, slug) DO UPDATE SET author = excluded.author,"
+                     " unreviewed = excluded.unreviewed, incoming = 1",
+                     [(store, slug, author, int(unreviewed)) for slug, author in authors])
 
 
 def unreviewed(conn: sqlite3.Connection, store: str) -> list[tuple[str, str | None]]:
@@ -222,11 +224,34 @@ def moved_from(conn: sqlite3.Connection, store: str, slug: str) -> tuple[str, st
     return _history().moved_from(conn, store, slug)
 
 
-def current(conn: sqlite3.Connection, store: str, slug: str) -> tuple | None:
-    """A memory's SYNCED_FIELDS now: what the merge read must still hold
-    for its change to be applied."""
-    return conn.execute(f"SELECT {', '.join(SYNCED_FIELDS)} FROM entries WHERE store = ? AND slug = ?",
-                        (store, slug)).fetchone()
+_CHUNK = 500  # parameters per statement: under SQLite's oldest limit (999)
+
+
+def current(conn: sqlite3.Connection, store: str, slugs: Sequence[str]) -> dict[str, tuple]:
+    """slug -> its SYNCED_FIELDS now, of those of `slugs` that exist: what
+    the merge read must still hold for its change to be applied. A few
+    statements for a big pull, not one per memory."""
+    found: dict[str, tuple] = {}
+    columns = ", ".join(SYNCED_FIELDS)
+    for start in range(0, len(slugs), _CHUNK):
+        chunk = slugs[start:start + _CHUNK]
+        for slug, *values in conn.execute(f"SELECT slug, {columns} FROM entries WHERE store = ?"
+                                          f" AND slug IN ({','.join('?' * len(chunk))})", (store, *chunk)):
+            found[slug] = tuple(values)
+    return found
+
+
+def insert_new(conn: sqlite3.Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """INSERT entries rows that do not exist yet (column name -> value),
+    one prepared statement per set of columns: a big pull's thousands of
+    new memories without a Python round trip per row. Their triggers run as
+    for any insert."""
+    groups: dict[tuple[str, ...], list[tuple]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row), []).append(tuple(row.values()))
+    for names, values in groups.items():
+        quoted = ", ".join('"' + name + '"' for name in names)
+        conn.executemany(f"INSERT INTO entries ({quoted}) VALUES ({','.join('?' * len(names))})", values)
 
 
 def delete(conn: sqlite3.Connection, store: str, slug: str) -> None:

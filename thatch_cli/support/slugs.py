@@ -49,8 +49,21 @@ def _dashed(text: str) -> str:
     return "".join(out)
 
 
+# What slugify keeps of an ASCII text, in one C pass: letters, digits, "-"
+# and "_" as they are, each (JavaScript) space as "-" (runs of "-" collapse
+# below either way), nothing else (no other ASCII character is a letter or
+# number).
+_ASCII_SPACE = " \t\n\r\x0b\x0c"
+_ASCII_KEPT = {i: ("-" if chr(i) in _ASCII_SPACE else chr(i) if chr(i).isalnum() or chr(i) in "-_" else None)
+               for i in range(128)}
+
+
 def slugify(label: str) -> str:
-    text = "".join(ch for ch in _dashed(label.strip(_TRIM).lower()) if _keep(ch))
+    lowered = label.strip(_TRIM).lower()
+    if lowered.isascii():  # most labels: a sync's big pull slugifies thousands
+        text = lowered.translate(_ASCII_KEPT)
+    else:
+        text = "".join(ch for ch in _dashed(lowered) if _keep(ch))
     while "--" in text:
         text = text.replace("--", "-")
     return text if text else "x" + _label_hash(label)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..memory.records import SYNCED_FIELDS
 from ..storage import anchors as anchor_table
@@ -99,8 +99,12 @@ def apply(step: Round, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> Non
     fresh = sum(before is None for _, before in plan.apply)
     with db.transaction() as conn, bulkindex.indexed_at_end(conn, store, fresh) as inserted:
         db.ensure_store(store)
+        found = table.current(conn, store, [record.slug for record, _ in plan.apply])
+        new_rows: list[dict[str, Any]] = []
+        anchored: list[tuple[str, list[tuple[Any, ...]]]] = []
+        authors: list[tuple[str, str | None]] = []
         for record, before in plan.apply:
-            if table.current(conn, store, record.slug) != before:
+            if found.get(record.slug) != before:
                 step.outcome.notices.append(f"{one_line(record.label)!r} changed here during the sync; the next"
                                             " sync shares this version")
                 continue
@@ -109,17 +113,23 @@ def apply(step: Round, plan: Plan, new_tip: str | None, clock: hlc.Clock) -> Non
                 table.delete(conn, store, record.slug)
                 continue
             values = {"slug": record.slug, "store": store, **fields}
-            anchored = values.pop("anchors", None) or []
+            anchors = values.pop("anchors", None) or []
             if before is None or before[CONTENT] != fields["content"]:
                 values["embedding"] = values["model"] = None
                 written.append((record.slug, fields["content"]))
-            if not db.write_row(values, replace=before is not None):
+            if before is None:  # written below, all in one prepared statement
+                new_rows.append(values)
                 inserted.append(record.slug)
-            anchor_table.write(conn, store, record.slug, [tuple(a[k] for k in records.ANCHOR_KEYS) for a in anchored],
-                               keep_others=False)
+            elif not db.write_row(values, replace=True):
+                inserted.append(record.slug)
+            anchored.append((record.slug, [tuple(a[k] for k in records.ANCHOR_KEYS) for a in anchors]))
             # Whatever the file says about its author (anyone who can push can
             # write the user's own name): what arrives here is a teammate's.
-            table.set_incoming(conn, store, record.slug, record.author, review)
+            authors.append((record.slug, record.author))
+        # After every row is written: the entries triggers reset a memory's marks and anchors first.
+        table.insert_new(conn, new_rows)
+        anchor_table.write_many(conn, store, anchored)
+        table.set_incoming(conn, store, authors, review)
         for loser in plan.losers:
             table.keep_version(conn, records.values_of(loser, store), "conflict", now)
         table.set_state(conn, store, {"base": new_tip, "hlc": str(clock.last),

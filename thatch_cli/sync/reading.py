@@ -81,10 +81,16 @@ def read_side(step: Round, snapshot: Snapshot, *, trusted: bool) -> dict[str, Re
     commit this database merged before). Files known from an earlier read
     (the cache) are not read again."""
     memo, cache, seen = step.shared.parsed, step.shared.cache, step.shared.seen
-    wanted = [e.sha for e in snapshot.memories.values()
-              if e.sha not in memo and e.sha not in cache and e.size <= records.MAX_RECORD_BYTES]
-    data = step.git.blobs(wanted)
+    paths: dict[str, str] = {}  # blob id -> the first path holding it, as the loop below meets them
+    for e in snapshot.memories.values():
+        if e.sha not in memo and e.sha not in cache and e.size <= records.MAX_RECORD_BYTES:
+            paths.setdefault(e.sha, e.path)
     now = step.ctx.now()
+    for sha, data in step.git.each_blob(paths):  # each file checked while git reads the next
+        try:
+            memo[sha] = records.parse(paths[sha], data, now)
+        except jsonl.Invalid as exc:
+            memo[sha] = str(exc)
     found: dict[str, Record] = {}
     for slug, entry in snapshot.memories.items():
         seen.add(entry.sha)
@@ -95,16 +101,11 @@ def read_side(step: Round, snapshot: Snapshot, *, trusted: bool) -> dict[str, Re
             got = records.FAR_AHEAD if hlc.too_far_ahead(stamp, hlc.millis_of(now)) else Record(
                 slug, known[1], None, known[3], stamp, digest=known[2], load=partial(_full, step, entry),
                 renamed_to=known[5], text_key=known[6])
-        elif got is None:
+        elif got is None:  # not read above
             if entry.size > records.MAX_RECORD_BYTES:
                 got = f"{entry.size} bytes; the limit is {records.MAX_RECORD_BYTES}"
-            elif entry.sha not in data:
-                got = "its object is missing"
             else:
-                try:
-                    got = records.parse(entry.path, data[entry.sha], now)
-                except jsonl.Invalid as exc:
-                    got = str(exc)
+                got = "its object is missing"
         memo[entry.sha] = got
         if isinstance(got, Record) and not trusted and got.text_key in step.purged:
             step.outcome.skipped.append({"path": one_line(entry.path), "reason": "its text was purged from the"

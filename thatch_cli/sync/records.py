@@ -16,6 +16,7 @@ unread.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -246,6 +247,15 @@ def check_author(value: Any) -> str | None:
     return value
 
 
+_READ = frozenset(("slug", *SYNCED_FIELDS))  # a file's keys that a memory's row takes
+
+
+@functools.lru_cache(maxsize=4)
+def _millis(now: str) -> int:
+    """`now` in milliseconds: the same for every file of one read."""
+    return hlc.millis_of(now)
+
+
 def parse(path: str, data: bytes, now: str) -> Record:
     """The record in a file of the ref; jsonl.Invalid (with the reason) when
     it cannot be taken: oversized, not where its label's slug belongs, or
@@ -259,7 +269,7 @@ def parse(path: str, data: bytes, now: str) -> Record:
     stamp = hlc.parse(raw.get("hlc"))
     if stamp is None:
         raise jsonl.Invalid("missing or malformed 'hlc' stamp")
-    if hlc.too_far_ahead(stamp, hlc.millis_of(now)):
+    if hlc.too_far_ahead(stamp, _millis(now)):
         raise jsonl.Invalid(FAR_AHEAD)
     author = check_author(raw.get("author"))
     if raw.get("deleted") is True:
@@ -276,7 +286,7 @@ def parse(path: str, data: bytes, now: str) -> Record:
                 raise jsonl.Invalid(exc.message) from None
         record = tombstone(slugify(label), label, author, stamp, renamed_to)
     else:
-        values = jsonl.memory({k: v for k, v in raw.items() if k in ("slug", *SYNCED_FIELDS)}, "-", now, {})
+        values = jsonl.memory({k: v for k, v in raw.items() if k in _READ}, "-", now, {})
         values["anchors"] = _anchors(raw.get("anchors"), values["slug"])
         record = Record(values["slug"], values["label"], normal(values), author, stamp)
     given = raw.get("slug")

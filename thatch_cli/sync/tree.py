@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, cast
 
@@ -199,30 +199,66 @@ class Git:
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """The content of each blob (one `git cat-file --batch`, or dulwich
         for a few)."""
+        return dict(self.each_blob(shas))
+
+    def each_blob(self, shas: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+        """(id, content) of each blob this repository has, in the order
+        asked, as `git cat-file --batch` writes them: the caller works on
+        one while git reads the next (a big pull checks 10,000 files)."""
         wanted = list(dict.fromkeys(shas))
-        if not wanted:
-            return {}
         if len(wanted) <= FEW_BLOBS:  # read here: a process costs more than a few small objects
-            store, few = self.repo.object_store, {}
+            store = self.repo.object_store
             for sha in wanted:
                 try:
-                    few[sha] = store[_oid(sha)].as_raw_string()
+                    data = store[_oid(sha)].as_raw_string()
                 except KeyError:
                     continue
-            return few
-        out = self.run("cat-file", "--batch", data=("\n".join(wanted) + "\n").encode())
-        found: dict[str, bytes] = {}
-        at = 0
-        for sha in wanted:
-            end = out.index(b"\n", at)
-            header = out[at:end].split()
-            at = end + 1
-            if len(header) < 3:  # "<sha> missing"
-                continue
-            size = int(header[2])
-            found[sha] = out[at:at + size]
-            at += size + 1
-        return found
+                yield sha, data
+            return
+        yield from self._cat_file(wanted)
+
+    def _cat_file(self, wanted: list[str]) -> Iterator[tuple[str, bytes]]:
+        import threading
+
+        git = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.top, env=self.env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert git.stdin is not None and git.stdout is not None and git.stderr is not None
+        stdin, stdout, stderr = git.stdin, git.stdout, git.stderr
+
+        def feed() -> None:  # in a thread: git answers while it reads, and a full pipe would block us both
+            try:
+                stdin.write(("\n".join(wanted) + "\n").encode())
+                stdin.close()
+            except OSError:  # git ended early; its exit status says why
+                pass
+
+        feeder = threading.Thread(target=feed, daemon=True)
+        watchdog = threading.Timer(600, git.kill)  # as run()'s timeout: a stuck git never hangs a sync
+        feeder.start()
+        watchdog.start()
+        finished = False
+        try:
+            for sha in wanted:
+                header = stdout.readline().split()
+                if not header:
+                    break
+                if len(header) < 3:  # "<sha> missing"
+                    continue
+                data = stdout.read(int(header[2]))
+                stdout.read(1)
+                yield sha, data
+            finished = True
+        finally:
+            watchdog.cancel()
+            if not finished and git.poll() is None:  # the caller stopped reading (or failed)
+                git.kill()
+            feeder.join()
+            stdout.close()
+            error = stderr.read()
+            stderr.close()
+            code = git.wait()
+        if code != 0:
+            raise ThatchError(f"git cat-file failed: {error.decode(errors='replace').strip()[:300]}")
 
     # -- writing -----------------------------------------------------------------------
 
