@@ -11,6 +11,10 @@ ops/nudge.related (what `thatch flush-tools` lists with a warm model):
 - bench/data/nudge_fresh.json: 32 other memories (a SaaS with Go services, a
   web client and a mobile app), 128 related and 90 unrelated prompts, split
   "fresh": written before the rule was chosen, and looked at only to check it.
+- bench/data/nudge_check.json: 60 memories of two other teams (a data
+  platform, a firmware team) with 125 related and 118 unrelated prompts,
+  split "check": written by someone who saw neither the rule nor the other
+  sets, and run once per rule, never used to choose anything.
 
 A related prompt is a question that names or paraphrases one memory's
 subject, or a task an agent is given to which one memory applies (often
@@ -56,9 +60,10 @@ from thatch_cli.ops.remember import remember  # noqa: E402
 from thatch_cli.ranking import lexical  # noqa: E402
 from thatch_cli.support.settings import NUDGE_THRESHOLD  # noqa: E402
 
-DATA = [ROOT / "bench" / "data" / "nudge_prompts.json", ROOT / "bench" / "data" / "nudge_fresh.json"]
+DATA = [ROOT / "bench" / "data" / "nudge_prompts.json", ROOT / "bench" / "data" / "nudge_fresh.json",
+        ROOT / "bench" / "data" / "nudge_check.json"]
 TARGETS = {"related": 0.80, "unrelated": 0.05}
-SPLITS = ("tune", "held_out", "fresh")
+SPLITS = ("tune", "held_out", "fresh", "check")
 
 # The soft-words rule's constants, chosen on the "tune" split for the three
 # models together (measured, not kept: no gain on held_out or fresh).
