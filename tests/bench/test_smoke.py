@@ -76,7 +76,7 @@ def commands(locomo: Path, tmp: Path) -> dict[str, list[str]]:
         "mcp_start.py": ["--runs", "1"],
         "models.py": ["minilm"],
         "nudge_latency.py": ["--runs", "1", "--size", "40", "--load", "0", "--cold-runs", "1"],
-        "nudge_rule.py": ["--models", "fake:64"],
+        "nudge_rule.py": ["--models", "fake:64", "--soft-words"],
         "perf.py": ["--quick", "--runs", "1", "--sizes", "40"],
         "recall_threshold.py": [data, "--model", "fake:64", "--questions", "2"],
         "relevance_floor.py": ["--model", "fake:64", "--locomo", data],

@@ -22,7 +22,12 @@ cut-off that means the same thing whatever else is in the store:
   three models; bench/calibration.py measures the threshold on LoCoMo.
   Each prompt is embedded once: asking a prompt's clauses too was measured
   and not kept (docs/benchmarks.md: 3 of 248 related prompts gained, for
-  twice the daemon's work on every multi-clause prompt that lists nothing);
+  twice the daemon's work on every multi-clause prompt that lists nothing),
+  and so was matching the prompt's words to the memory's by the model's
+  meaning, word against word ("prod" ~ "production"; bench/nudge_rule.py
+  --soft-words: it did what a lower threshold does, a few more tasks for
+  more unrelated prompts, and embedding the words costs more than the
+  prompt itself);
 - without it (daemon cold or off): the words alone, at or above
   LEXICAL_THRESHOLD.
 
