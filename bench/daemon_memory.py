@@ -116,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(scratch)
         db = work / "thatch.db"
         log(f"building {args.memories:,} memories")
+        # At most every project memory can lack its vector (--memories 200 alone must run).
+        args.unembedded = min(args.unembedded, args.memories)
         build(db, args.memories, model, args.unembedded)
         (work / "run").mkdir()
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("THATCH_")},
