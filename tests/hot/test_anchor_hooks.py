@@ -14,16 +14,6 @@ from helpers import call_json, git, hook, hook_payload, mcp_env, mcp_session
 
 
 @pytest.fixture
-def project(git_repo):
-    path = git_repo("widget", remote="git@github.com:acme/widget.git")
-    (path / "src").mkdir()
-    (path / "src" / "db.ts").write_text("export const POOL_SIZE = 20;\nexport const TIMEOUT = 5;\n")
-    git(path, "add", "src")
-    git(path, "commit", "-qm", "db")
-    return path
-
-
-@pytest.fixture
 def env(isolated_env):
     return {**os.environ, "THATCH_MODEL": "fake:64", "THATCH_DAEMON": "0"}
 

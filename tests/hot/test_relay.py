@@ -16,32 +16,13 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from thatch_cli.daemon import protocol, reach, runtime
 from thatch_cli.hot.flush import WRITE_NUDGE
 
-from helpers import THATCH, git, hook_payload, stop_all, thatch_process, wait_until
+from helpers import THATCH, hook_payload, stop_all, thatch_process, wait_until
 
 PROMPT = "how do we upload the wheel to pypi with twine for a release?"
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def env(isolated_env):
-    values = {**os.environ, "THATCH_MODEL": "fake:64", "THATCH_DAEMON": "1"}
-    yield values
-    stop_all(values)
-
-
-@pytest.fixture
-def project(git_repo):
-    path = git_repo("widget", remote="git@github.com:acme/widget.git")
-    (path / "src").mkdir()
-    (path / "src" / "db.ts").write_text("export const POOL_SIZE = 20;\nexport const TIMEOUT = 5;\n")
-    git(path, "add", "src")
-    git(path, "commit", "-qm", "db")
-    return path
 
 
 def world(env: dict, root: Path) -> dict:

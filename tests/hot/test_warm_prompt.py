@@ -16,16 +16,9 @@ from thatch_cli.daemon.client import Client, embed_ahead
 from thatch_cli.ops.context import Context
 from thatch_cli.ops.remember import remember
 
-from helpers import daemon_pids, hook_payload, run_probed, stop_all, thatch_process
+from helpers import daemon_pids, hook_payload, run_probed, thatch_process
 
 PROMPT = "how do we upload the wheel to pypi with twine for a release?"
-
-
-@pytest.fixture
-def env(isolated_env):
-    values = {**os.environ, "THATCH_MODEL": "fake:64", "THATCH_DAEMON": "1"}
-    yield values
-    stop_all(values)
 
 
 @pytest.fixture
