@@ -21,6 +21,17 @@ FIXED_NOW = datetime(2026, 11, 30, 12, 0, 0, 123000, tzinfo=timezone.utc)
 ODD_EXE = "/opt/thatch's bin/with \\ slash/thatch"
 THATCH = str(Path(sys.executable).with_name("thatch"))
 
+# The original thatch's save of a memory (its SQL, with its named columns only):
+# slug, store, label, content, embedding, model, branch, confidence, archived,
+# created_at, updated_at, then archived again for the COALESCE.
+ORIGINAL_UPSERT = """INSERT INTO entries (slug, store, label, content, embedding, model, branch, confidence, archived,
+                                created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT(slug, store) DO UPDATE SET label = excluded.label, content = excluded.content,
+               embedding = excluded.embedding, model = excluded.model,
+               branch = COALESCE(excluded.branch, entries.branch),
+               confidence = COALESCE(excluded.confidence, entries.confidence),
+               archived = COALESCE(?, entries.archived), updated_at = excluded.updated_at"""
+
 # The original thatch's tables as it creates them (a file no thatch command has opened yet).
 ORIGINAL_SCHEMA = """
 CREATE TABLE stores (name TEXT PRIMARY KEY);

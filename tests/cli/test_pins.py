@@ -17,6 +17,7 @@ import pytest
 from helpers import (
     FIXED_NOW,
     ORIGINAL_SCHEMA,
+    ORIGINAL_UPSERT,
     call_json,
     hook,
     hook_payload,
@@ -195,13 +196,7 @@ def test_a_pin_is_an_added_column_the_originals_sql_leaves_alone(tmp_path):
     assert listed == [("deploy", "Deploy", None, None, 0, "2026-01-01T00:00:00.000Z")]
     # The original's overwrite, and its recall stamp.
     conn.execute(
-        """INSERT INTO entries (slug, store, label, content, embedding, model, branch, confidence, archived,
-                                created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT(slug, store) DO UPDATE SET label = excluded.label, content = excluded.content,
-               embedding = excluded.embedding, model = excluded.model,
-               branch = COALESCE(excluded.branch, entries.branch),
-               confidence = COALESCE(excluded.confidence, entries.confidence),
-               archived = COALESCE(?, entries.archived), updated_at = excluded.updated_at""",
+        ORIGINAL_UPSERT,
         ("deploy", "acme/widget", "Deploy", "# Deploy\n\nmake ship", bytes(1536), "Xenova/bge-small-en-v1.5", None, 7,
          0, "2026-02-01T00:00:00Z", "2026-02-01T00:00:00Z", None))
     conn.execute("UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = ?"

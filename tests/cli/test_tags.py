@@ -12,7 +12,7 @@ import sqlite3
 import anyio
 import pytest
 
-from helpers import ORIGINAL_SCHEMA, call_json, mcp_env, mcp_session, stop_all, thatch_process
+from helpers import ORIGINAL_SCHEMA, ORIGINAL_UPSERT, call_json, mcp_env, mcp_session, stop_all, thatch_process
 
 ENV = {"THATCH_MODEL": "fake:64", "THATCH_STORE": "acme/widget"}
 
@@ -156,13 +156,7 @@ def test_tags_are_a_column_the_originals_sql_leaves_alone(tmp_path):
     columns = [row[1] for row in conn.execute("PRAGMA table_info(entries)")]
     assert columns[:len(original)] == original and "tags" in columns[len(original):]
     conn.execute(
-        """INSERT INTO entries (slug, store, label, content, embedding, model, branch, confidence, archived,
-                                created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT(slug, store) DO UPDATE SET label = excluded.label, content = excluded.content,
-               embedding = excluded.embedding, model = excluded.model,
-               branch = COALESCE(excluded.branch, entries.branch),
-               confidence = COALESCE(excluded.confidence, entries.confidence),
-               archived = COALESCE(?, entries.archived), updated_at = excluded.updated_at""",
+        ORIGINAL_UPSERT,
         ("deploy", "acme/widget", "Deploy", "# Deploy\n\nmake ship", None, None, None, 7, 0,
          "2026-02-01T00:00:00Z", "2026-02-01T00:00:00Z", None))
     conn.commit()

@@ -25,12 +25,18 @@ FILTERS = [Filter(["s"], branch=branch, branch_only=only, any_branch=any_branch,
                [(), [("s", "m0")]], [{}, {"pinned": True}])]
 
 
-def test_the_sql_and_the_daemons_mask_keep_the_same_memories(tmp_path):
+def seeded(tmp_path) -> MemoryDB:
+    """A database holding ROWS in store "s"."""
     db = MemoryDB.open(tmp_path / "t.db")
     for slug, branch, archived, pinned in ROWS:
         db.save(Memory(store="s", slug=slug, label=slug, content=f"# {slug}\n\nx", branch=branch, pinned=pinned,
                        created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z"),
                 overwrite=False, archived=archived)
+    return db
+
+
+def test_the_sql_and_the_daemons_mask_keep_the_same_memories(tmp_path):
+    db = seeded(tmp_path)
     blob = np.ones(4, "<f4").tobytes()
     index = StoreVectors.build("s", [(slug, branch, int(archived), blob, {"pinned": int(pinned)})
                                      for slug, branch, archived, pinned in ROWS], 4)
@@ -44,11 +50,7 @@ def test_the_sql_and_the_daemons_mask_keep_the_same_memories(tmp_path):
 
 
 def test_a_listing_is_the_same_filter_rendered_by_storage(tmp_path):
-    db = MemoryDB.open(tmp_path / "t.db")
-    for slug, branch, archived, pinned in ROWS:
-        db.save(Memory(store="s", slug=slug, label=slug, content=f"# {slug}\n\nx", branch=branch, pinned=pinned,
-                       created_at="2026-01-01T00:00:00.000Z", updated_at="2026-01-01T00:00:00.000Z"),
-                overwrite=False, archived=archived)
+    db = seeded(tmp_path)
     where = Filter(["s"], branch="feat/a", branch_only=True, only_archived=True, fields={"pinned": True})
     assert [m.slug for m in db.select(where)] == ["m7"]
     assert db.count_where(where) == 1

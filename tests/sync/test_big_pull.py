@@ -13,6 +13,18 @@ from thatch_cli.ops.context import Context
 from helpers import run_main
 
 
+def import_runbooks(clone, count: int, *, tagged: bool = False) -> None:
+    """`count` memories "Runbook i" imported on `clone` from a JSONL file
+    (tagged: some with tags), not yet synced."""
+    def line(i: int) -> str:
+        tags = f', "tags": {["ops", "keys"][: i % 3]!r}'.replace("'", '"') if tagged else ""
+        return f'{{"label": "Runbook {i}", "content": "# Runbook {i}\\\\n\\\\nRotate zebra{i} keys."{tags}}}\n'
+
+    source = Path(clone.path) / "notes.jsonl"
+    source.write_text("".join(line(i) for i in range(count)))
+    clone.ok("import", str(source))
+
+
 class _Slow(FakeEmbedder):
     """Embeds only once the test lets it, after saying it started."""
 
@@ -69,11 +81,7 @@ def test_embedding_progress_shows_on_a_terminal_and_not_in_a_pipe(team):
 
     ann, bob, cat = team(3)
     count = BATCH + 44
-    lines = "".join(f'{{"label": "Runbook {i}", "content": "# Runbook {i}\\\\n\\\\nRotate zebra{i} keys."}}\n'
-                    for i in range(count))
-    source = Path(ann.path) / "notes.jsonl"
-    source.write_text(lines)
-    ann.ok("import", str(source))
+    import_runbooks(ann, count)
     ann.sync()
     fake = {"THATCH_MODEL": "fake:64", "THATCH_DAEMON": "0"}
     code, screen = thatch_pty(["sync"], env={**bob.env, **fake}, cwd=bob.path)
@@ -114,11 +122,7 @@ def test_a_big_pull_indexes_keywords_as_the_insert_trigger_would(team):
 
     ann, bob = team(2)
     count = BATCH * 2
-    lines = "".join(f'{{"label": "Runbook {i}", "content": "# Runbook {i}\\\\n\\\\nRotate zebra{i} keys."}}\n'
-                    for i in range(count))
-    source = Path(ann.path) / "notes.jsonl"
-    source.write_text(lines)
-    ann.ok("import", str(source))
+    import_runbooks(ann, count)
     ann.sync()
     bob.ok("remember", "Deploy day", "Deploys go out on tuesdays")
     store = bob.memory("Deploy day")["store"]
@@ -159,11 +163,7 @@ def test_a_big_pull_writes_rows_anchors_and_marks_as_one_memory_at_a_time_would(
     ann.sync()
     bob.sync()
     count = _CHUNK + 20
-    lines = "".join(f'{{"label": "Runbook {i}", "content": "# Runbook {i}\\\\n\\\\nRotate zebra{i} keys.",'
-                    f' "tags": {["ops", "keys"][: i % 3]!r}}}\n'.replace("'", '"') for i in range(count))
-    source = ann.path / "notes.jsonl"
-    source.write_text(lines)
-    ann.ok("import", str(source))
+    import_runbooks(ann, count, tagged=True)
     ann.ok("anchor", "Runbook 3", "config.py:5-14")
     ann.ok("anchor", "Runbook 3", "config.py:20-25")
     ann.ok("anchor", f"Runbook {count - 1}", "config.py")
