@@ -223,7 +223,7 @@ complete -c thatch -n '__thatch_arg \'config unset\' 0' -f -a 'model daemon.enab
 complete -c thatch -n '__thatch_at \'daemon\'' -l help -d 'Show help and exit'
 complete -c thatch -n '__thatch_at \'daemon\'' -s h -d 'Show help and exit'
 complete -c thatch -n '__thatch_arg \'daemon\' 0' -a start -d 'Start the daemon (if needed) and wait until its model is loaded'
-complete -c thatch -n '__thatch_arg \'daemon\' 0' -a status -d 'Show pid, model, thatch version, uptime, resident memory and requests served'
+complete -c thatch -n '__thatch_arg \'daemon\' 0' -a status -d 'Show pid, model, thatch version, uptime, resident memory, requests served and hooks answered'
 complete -c thatch -n '__thatch_arg \'daemon\' 0' -a stop -d 'Stop the daemon; the next command that needs a vector starts it again'
 complete -c thatch -n '__thatch_at \'daemon start\'' -l json -d 'Print JSON with stable keys (listed below); errors too'
 complete -c thatch -n '__thatch_at \'daemon start\'' -l help -d 'Show help and exit'

@@ -15,9 +15,11 @@ from thatch_cli.daemon import protocol
 # changes the fingerprint: bump PROTOCOL_VERSION and add the new entry here
 # (older clients and daemons then replace each other instead of misreading).
 # 3 was never released on its own: two changes (the dropped lowest cosine, the
-# search's `wait`) met in 4.
+# search's `wait`) met in 4. 8 was not released either: 9 added the status's
+# hooks_answered before any release.
 FINGERPRINTS = {2: "8caa4b73aa36167c", 3: "b07563456788f6b9", 4: "0dcdaf5e3cf9d16e", 5: "7a4ef8974b9dafe5", 6: "92e03ab4ab1cebb1",
-                7: "1f35e1a37605cee4", 8: "8e67a638b333e080"}
+                7: "1f35e1a37605cee4", 8: "8e67a638b333e080",
+                9: "f2b807803b1ae642"}
 
 
 def test_a_shape_change_needs_a_version_bump():

@@ -97,6 +97,26 @@ def test_the_reminder_and_a_related_nudge_reach_the_model(sandbox, api, version)
         assert "thatch: After responding, check" in seen
 
 
+
+def test_a_warm_daemon_answers_claude_codes_prompt_hook(sandbox, api):
+    """With the daemon up, the prompt hook Claude Code runs is answered by it
+    (hot/relay.py), and what reaches the model is the same."""
+    argv = prepare(sandbox, NEWEST_CLAUDE)
+    sandbox.env["THATCH_DAEMON"] = "1"
+    assert sandbox.thatch("setup", "claude").returncode == 0
+    try:
+        assert sandbox.thatch("daemon", "start").returncode == 0
+        ask(sandbox, argv, RELATED)
+        assert "thatch: 1 stored memory may relate to this prompt." in context_text(model_requests(api, RELATED)[0])
+        api.log.requests.clear()
+        ask(sandbox, argv, UNRELATED)
+        seen = context_text(model_requests(api, UNRELATED)[0])
+        assert "may relate to this prompt" not in seen and "thatch: After responding, check" in seen
+        status = json.loads(sandbox.thatch("daemon", "status", "--json").stdout)
+        assert status["hooks_answered"] == 2  # one UserPromptSubmit per one-shot, both run by the daemon
+    finally:
+        sandbox.thatch("daemon", "stop")
+
 def test_thatch_off_path_is_found_through_the_users_own_settings(sandbox, api):
     """The shared files name `thatch`; where it is not on PATH, the
     THATCH_BIN that setup puts in .claude/settings.local.json reaches the

@@ -56,6 +56,26 @@ def test_the_reminder_and_a_related_nudge_reach_the_model(codex_sandbox, api, co
     assert "thatch: After responding, check" in seen and "may relate to this prompt" not in seen
 
 
+
+def test_a_warm_daemon_answers_codexs_prompt_hook(codex_sandbox, api, codex):
+    """With the daemon up, the prompt hook Codex runs is answered by it
+    (hot/relay.py), and what reaches the model is the same."""
+    sandbox = codex_sandbox
+    sandbox.env["THATCH_DAEMON"] = "1"
+    sandbox.remember(*RELEASE)
+    assert sandbox.thatch("setup", "codex").returncode == 0
+    trust_hooks(sandbox, codex)
+    try:
+        assert sandbox.thatch("daemon", "start").returncode == 0
+        ask(sandbox, codex, RELATED)
+        assert "thatch: 1 stored memory may relate to this prompt." in turn(api, RELATED)
+        ask(sandbox, codex, UNRELATED)
+        assert "may relate to this prompt" not in turn(api, UNRELATED)
+        status = json.loads(sandbox.thatch("daemon", "status", "--json").stdout)
+        assert status["hooks_answered"] == 2  # one UserPromptSubmit per turn, both run by the daemon
+    finally:
+        sandbox.thatch("daemon", "stop")
+
 def test_memory_remember_and_recall_round_trip(codex_sandbox, api, codex):
     """Through the user's own config, where the server is required: a project's optional one may still be
     starting when `codex exec` sends its first turn."""

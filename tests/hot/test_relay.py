@@ -102,6 +102,9 @@ def test_the_daemon_answers_byte_for_byte_as_the_hook_in_its_own_process(env, pr
         assert not ran_here  # the daemon ran it
         assert answer == in_process_hook(local, project, payload, *args)
         outputs.append(answer.decode())
+    status = subprocess.run([THATCH, "daemon", "status", "--json"], env=env, cwd=project, capture_output=True,
+                            text=True, timeout=60)
+    assert json.loads(status.stdout)["hooks_answered"] == len(prompts), status
     assert "queued for memory extraction" in outputs[0] and "Stored memories about the files you opened" in outputs[0]
     assert "Reminder:" in outputs[1] and "Stored memories about the files" not in outputs[1]
     assert '"Release process" (acme/widget)' in json.loads(outputs[2])["hookSpecificOutput"]["additionalContext"]

@@ -15,7 +15,7 @@ from .output import Output
 DAEMON = group("daemon", "The background process that keeps the embedding model loaded (started automatically).")
 
 STATUS_KEYS = ("pid", "model", "version", "ready", "model_error", "dim", "started_at", "uptime_seconds",
-               "rss_bytes", "requests", "idle_timeout_seconds", "cached_stores", "cached_vectors", "cache_loads",
+               "rss_bytes", "requests", "hooks_answered", "idle_timeout_seconds", "cached_stores", "cached_vectors", "cache_loads",
                "cache_patches", "socket")
 
 
@@ -86,7 +86,7 @@ def daemon_stop(ctx: Context, out: Output, *, as_json: Json = False) -> None:
 @command("status", group=DAEMON, examples=["thatch daemon status", "thatch daemon status --json | jq .rss_bytes"],
          json="running, " + ", ".join(STATUS_KEYS))
 def daemon_status(ctx: Context, out: Output, *, as_json: Json = False) -> None:
-    """Show pid, model, thatch version, uptime, resident memory and requests served."""
+    """Show pid, model, thatch version, uptime, resident memory, requests served and hooks answered."""
     with _unreachable("cannot reach the daemon"):
         status = _client(ctx, autostart=False).status()
     _status(out, status, _socket_path(ctx))
@@ -141,6 +141,7 @@ def _status(out: Output, status: dict | None, socket_path: str, *, action: str |
         ("uptime", _duration(payload["uptime_seconds"])),
         ("memory", f"{_megabytes(payload['rss_bytes'])} resident"),
         ("requests", str(payload["requests"])),
+        ("hooks", f"{payload['hooks_answered'] or 0} answered for the agent hooks' processes"),
         ("cache", cache),
         ("idle exit", _duration(payload["idle_timeout_seconds"])),
         ("socket", payload["socket"]),

@@ -35,6 +35,7 @@ class Server(Protocol):
     cache: StoreCache
     started: float
     requests: int
+    hooks_answered: int
     idle: float
     socket_path: str
     rundir: str
@@ -42,6 +43,8 @@ class Server(Protocol):
     hooks: Mapping[str, Hook]
 
     def identity(self) -> dict: ...
+
+    def answered_hook(self) -> None: ...
 
     def stop(self, reason: str) -> None: ...
 
@@ -66,6 +69,7 @@ def status(server: Server, request: dict, payload: bytes) -> Reply:
         "uptime_seconds": round(time.time() - server.started, 3),
         "rss_bytes": rss_bytes(),
         "requests": server.requests,
+        "hooks_answered": server.hooks_answered,
         "idle_timeout_seconds": server.idle,
         "cached_stores": stores,
         "cached_vectors": vectors,
@@ -166,6 +170,7 @@ def hook(server: Server, request: dict, payload: bytes) -> Reply:
     answer = run(argv[1:], env, cwd, payload)
     if answer is None:
         raise ErrorReply(DECLINED, "the hook must run in its own process")
+    server.answered_hook()
     return {"code": answer[0]}, answer[1]
 
 

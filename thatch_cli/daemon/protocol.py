@@ -112,7 +112,8 @@ _STATUS = {
     "pid": COUNT, "model": TEXT, "version": TEXT, "protocol": COUNT, "ready": FLAG, "model_error": OPT_TEXT,
     "model_load_seconds": OPT_NUMBER, "dim": (int, NONE), "started_at": TEXT, "uptime_seconds": NUMBER,
     "rss_bytes": (int, NONE), "requests": COUNT, "idle_timeout_seconds": NUMBER, "cached_stores": COUNT,
-    "cached_vectors": COUNT, "cache_loads": COUNT, "cache_patches": COUNT, "socket": TEXT, "python": TEXT,
+    "cached_vectors": COUNT, "cache_loads": COUNT, "cache_patches": COUNT, "hooks_answered": COUNT, "socket": TEXT,
+    "python": TEXT,
 }
 
 SHAPES: dict[str, Shape] = {shape.op: shape for shape in (

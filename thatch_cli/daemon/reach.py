@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from typing import Mapping
 
 # Changing a message's shape (protocol.py) means bumping this.
-PROTOCOL_VERSION = 8
+PROTOCOL_VERSION = 9
 # What a request may carry besides its header: one vector, or a hook's stdin.
 MAX_REQUEST_PAYLOAD = 1024 * 1024
 SOCKET = "daemon.sock"

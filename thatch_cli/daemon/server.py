@@ -61,6 +61,7 @@ class Server:
         self.cache = StoreCache()
         self.started = time.time()
         self.requests = 0
+        self.hooks_answered = 0  # hooks run here for their process (hot/relay.py)
         self.active = 0
         self.last_activity = time.monotonic()
         self.stopping = threading.Event()
@@ -102,6 +103,10 @@ class Server:
                 runtime.claim(self.rundir)
             except OSError as exc:
                 log(f"cannot write the hooks' pointer: {exc}")
+
+    def answered_hook(self) -> None:
+        with self._state:
+            self.hooks_answered += 1
 
     def stop(self, reason: str) -> None:
         """Stop taking connections now; the main loop drains and exits."""
