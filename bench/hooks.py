@@ -39,13 +39,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from thatch_cli.integrations import githooks  # noqa: E402
 from thatch_cli.integrations import shell as shellinit
 from thatch_cli.memory.records import Memory  # noqa: E402
 from thatch_cli.storage.memories import MemoryDB  # noqa: E402
 
 THATCH = shutil.which("thatch") or str(Path(sys.executable).with_name("thatch"))
 CALLS = 2000  # hook calls per shell run
+BUSY = "import os\nwhile True:\n    os.getpid()\n"
 
 # Each prints "<hook seconds> <baseline seconds>" for CALLS calls.
 LOOPS = {
@@ -183,44 +183,62 @@ def warm_cost(env: dict, runs: int) -> list[tuple[str, str, str, str]]:
              f"{len(checks)} calls")]
 
 
-def switch_cost(repo: Path, env: dict, runs: int) -> list[tuple[str, str, str, str]]:
+def switch_cost(repo: Path, env: dict, runs: int, others: dict[str, str] | None = None,
+                this: str = THATCH) -> list[tuple[str, str, str, str]]:
     """What thatch's git hooks add to one `git switch` (to a branch with
     memories): each run times one switch there and one back with no hooks
     (an empty core.hooksPath), with the hooks (`thatch hooks install`) when
     nothing changed since thatch last ran (the script says the cached line),
     right after a write to the database (thatch runs), and in a shell running
     thatch's shell hook (THATCH_SHELL_HOOK exported), interleaved so each
-    difference compares switches made under the same load."""
+    difference compares switches made under the same load. `others` (name ->
+    thatch executable) get a clone of the repository each, their own hooks
+    installed by themselves, and the same cases in the same rounds."""
     empty = repo.parent / "no-hooks"
     empty.mkdir(exist_ok=True)
     db = env["THATCH_DB"]
     long_ago = (1_700_000_000, 1_700_000_000)  # older than any cache written here
+    repos = {"": (repo, this)}
+    for name, executable in (others or {}).items():
+        clone = repo.parent / f"widget-{len(repos)}"
+        git(repo.parent, "clone", "-q", str(repo), clone.name, env=env)
+        git(clone, "remote", "set-url", "origin", "git@github.com:acme/widget.git", env=env)
+        git(clone, "branch", "feat/b1", "origin/feat/b1", env=env)
+        subprocess.run([executable, "_hook", "prompt"], cwd=clone, env=env, check=True, capture_output=True)
+        repos[name] = (clone, executable)
 
     def still() -> None:
-        for path in (db, db + "-wal", str(repo / ".git" / "config")):
+        for path in (db, db + "-wal", *(str(r / ".git" / "config") for r, _ in repos.values())):
             if os.path.exists(path):
                 os.utime(path, long_ago)
 
     def written() -> None:
         os.utime(db, None)  # as a save would: the cache is stale, thatch counts again
 
-    cases = {"none": (["-c", f"core.hooksPath={empty}"], env, still), "hooks": ([], env, still),
-             "changed": ([], env, written), "shell": ([], {**env, "THATCH_SHELL_HOOK": "bash"}, still)}
-    githooks.install(repo, THATCH)
-    still()
-    for branch in ("feat/b1", "main"):  # thatch runs once and writes the cache
-        git(repo, "switch", "-q", branch, env=env)
+    cases: dict[str, tuple[Path, list[str], dict, object]] = {"none": (repo, ["-c", f"core.hooksPath={empty}"], env, still)}
+    for name, (where, _) in repos.items():
+        cases[f"hooks{name}"] = (where, [], env, still)
+        cases[f"changed{name}"] = (where, [], env, written)
+    cases["shell"] = (repo, [], {**env, "THATCH_SHELL_HOOK": "bash"}, still)
+    for where, executable in repos.values():
+        subprocess.run([executable, "hooks", "install", "--repo", str(where)], env=env, check=True,
+                       capture_output=True)
+        still()
+        for branch in ("feat/b1", "main"):  # thatch runs once and writes the cache
+            git(where, "switch", "-q", branch, env=env)
     samples: dict[str, list[float]] = {case: [] for case in cases}
     for _ in range(runs):
-        for case, (options, case_env, before) in cases.items():
+        for case, (where, options, case_env, before) in cases.items():
             for branch in ("feat/b1", "main"):
-                before()
-                samples[case] += time_process(["git", *options, "switch", "-q", branch], 1, cwd=repo, env=case_env)
-    githooks.uninstall(repo)
+                before()  # type: ignore[operator]
+                samples[case] += time_process(["git", *options, "switch", "-q", branch], 1, cwd=where, env=case_env)
+    for where, executable in repos.values():
+        subprocess.run([executable, "hooks", "uninstall", "--repo", str(where)], env=env, capture_output=True)
     bare = median_ms(samples["none"])
     rows = [("`git switch`, no hooks (per switch)", f"{bare:.1f} ms", "", f"{len(samples['none'])} switches")]
-    for case, label in (("hooks", "thatch hooks, nothing changed"), ("changed", "thatch hooks, database just written"),
-                        ("shell", "thatch hooks, shell hook running")):
+    labels = [("hooks", "thatch hooks, nothing changed"), ("changed", "thatch hooks, database just written")]
+    labels = [(case + name, label + (f", {name}" if name else "")) for name in repos for case, label in labels]
+    for case, label in [*labels, ("shell", "thatch hooks, shell hook running")]:
         added = statistics.median(h - b for h, b in zip(samples[case], samples["none"])) * 1000
         rows.append((f"`git switch`, {label} (per switch)", f"{median_ms(samples[case]):.1f} ms", "+≤ 50 ms",
                      f"+{added:.1f} ms (median of paired differences)"))
@@ -234,6 +252,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21, help="repetitions per measurement (default 21)")
     parser.add_argument("--switch-only", action="store_true", help="only what the git hooks add to `git switch`")
+    parser.add_argument("--against", metavar="REV",
+                        help="with --switch-only: also the hooks of commit REV, both it and this checkout"
+                             " installed (not editable) into fresh virtualenvs, as users have them")
+    parser.add_argument("--load", type=int, default=0, metavar="N",
+                        help="with --switch-only: N busy processes while measuring (default 0)")
     args = parser.parse_args()
     runs = max(args.runs, 1)
     rows: list[tuple[str, str, str, str]] = []
@@ -241,8 +264,19 @@ def main() -> int:
         tmp = Path(name)
         repo, env = setup(tmp)
         if args.switch_only:
-            rows += switch_cost(repo, env, runs)
-            return report(runs, rows)
+            this, others = THATCH, {}
+            if args.against:
+                from machine import install_thatch
+
+                this = str(install_thatch(tmp) / "thatch")
+                others = {args.against: str(install_thatch(tmp, args.against) / "thatch")}
+            busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(max(args.load, 0))]
+            try:
+                rows += switch_cost(repo, env, runs, others, this)
+            finally:
+                for process in busy:
+                    process.kill()
+            return report(runs, rows, args.load)
         for shell in ("bash", "zsh", "fish"):
             result = shell_cost(shell, repo, env, tmp, runs)
             if result is None:
@@ -284,9 +318,9 @@ def main() -> int:
     return report(runs, rows)
 
 
-def report(runs: int, rows: list[tuple[str, str, str, str]]) -> int:
+def report(runs: int, rows: list[tuple[str, str, str, str]], busy: int = 0) -> int:
     print(f"thatch hook costs: median of {runs} runs, {os.cpu_count()} CPUs, Python {sys.version.split()[0]},"
-          f" load average {os.getloadavg()[0]:.1f}\n")
+          f" load average {os.getloadavg()[0]:.1f}" + (f", {busy} busy processes" if busy else "") + "\n")
     print("| measurement | median | budget | note |")
     print("|---|---:|---:|---|")
     for row in rows:

@@ -62,3 +62,41 @@ def test_hooks_import_nothing_heavy(repo, tmp_path, args, expect):
     assert result.returncode == 0, result.stderr
     assert expect in result.stdout  # the probe really ran the hook's whole path
     assert sorted(modules & set(FORBIDDEN)) == []
+
+
+# What site and an editable install import hide what the hook itself pulls in:
+# this probe runs without site (python -S), the checkout first on sys.path.
+_BARE_PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+before = set(sys.modules)
+out, sys.argv = sys.argv[2], ["thatch", *sys.argv[3:]]
+from thatch_cli.__main__ import main
+try:
+    main()
+finally:
+    with open(out, "w") as fh:
+        json.dump(sorted(set(sys.modules) - before), fh)
+"""
+
+
+@pytest.mark.parametrize("args, expect", [
+    (["_githook", "post-checkout", "0" * 40, "1" * 40, "1"], "2 memories on feat/x"),
+    (["_complete", "labels"], "Note 0"),
+    (["_hook", "prompt", "--prev", "acme/widget\tmain"], "2 memories on feat/x"),
+])
+def test_branch_switch_and_tab_hooks_skip_pathlib_and_re(repo, tmp_path, args, expect):
+    """pathlib (with re, fnmatch, urllib.parse and ipaddress) costs a hook
+    process several milliseconds; the git hook runs after every branch switch
+    that finds its cache stale, completion on every Tab press."""
+    import json
+
+    root = str(Path(__file__).resolve().parents[2])
+    subprocess.run([sys.executable, "-m", "thatch_cli", "_hook", "prompt"], cwd=repo, check=True,
+                   capture_output=True)  # warms the identity cache
+    out = tmp_path / "bare-modules.json"
+    result = subprocess.run([sys.executable, "-S", "-c", _BARE_PROBE, root, str(out), *args], cwd=repo,
+                            capture_output=True, text=True, timeout=60)
+    assert expect in result.stdout, result.stderr
+    imported = set(json.loads(out.read_text()))
+    assert sorted(imported & {"pathlib", "re", "urllib.parse", "ipaddress", "fnmatch"}) == []

@@ -75,3 +75,28 @@ def test_the_conditions_are_spelled_once():
             continue
         text = path.read_text()
         assert not re.search(r"archived\s*=\s*0|FROM stores\b(?! WHERE name = \?)", text), path.name
+
+
+def test_the_hot_paths_open_a_database_whose_path_sqlite_would_misread(tmp_path, monkeypatch):
+    """"?", "#" and "%" mean something in an SQLite URI, a leading "//"
+    would name a host, and "link/.." goes through the symlink: the hot paths
+    open the very file the commands write, by the same name."""
+    odd = tmp_path / "a?b#c%20d"
+    (odd / "deep" / "real").mkdir(parents=True)
+    (odd / "link").symlink_to(odd / "deep" / "real")  # link/.. is deep, not odd
+    for name in ("x.db", "link/../x.db"):
+        db = MemoryDB.open(odd / name)
+        conn = sqlite3.connect(odd / name)
+        _row(conn, "acme/widget", name.replace("/", "-"), "kept")
+        conn.commit()
+        conn.close()
+        db.close()
+    monkeypatch.chdir(odd)
+    for name in ("x.db", "link/../x.db", "//" + str(odd / "x.db").lstrip("/")):
+        conn = fastread.open_readonly(name)
+        assert conn is not None, name
+        slugs = {slug for (slug,) in conn.execute("SELECT slug FROM entries")}
+        conn.close()
+        expected = "link-..-x.db" if name.startswith("link") else "x.db"
+        assert slugs == {expected}, name
+    assert fastread.open_readonly(odd / "missing.db") is None

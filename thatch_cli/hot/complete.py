@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from ..memory.fields import COMPLETED, items
 from ..support.validate import control_characters
@@ -41,13 +40,13 @@ def _parse(argv: list[str]) -> tuple[str, str | None] | None:
     return kind, (store.strip() or None) if store else None
 
 
-def values(kind: str, store: str | None, env, cwd: Path) -> list[str]:
+def values(kind: str, store: str | None, env, cwd: str) -> list[str]:
     from ..location import scope
     from ..storage import fastread
     from ..support import paths
 
     # Read-only and never created, upgraded or waited on for long: a Tab press must not freeze.
-    conn = fastread.open_readonly(paths.db_path(env), timeout=0.2)
+    conn = fastread.open_readonly(paths.db_file(env), timeout=0.2)
     try:
         if kind == "stores":
             return fastread.store_names(conn) if conn is not None else [scope.GLOBAL]
@@ -72,7 +71,7 @@ def main(argv: list[str]) -> int:
         return 2
     kind, store = parsed
     try:
-        found = values(kind, store, os.environ, Path.cwd())
+        found = values(kind, store, os.environ, os.getcwd())
     except Exception:
         return 0  # never break the user's shell over a completion
     # One per line: the scripts split on newlines, so labels may hold spaces.

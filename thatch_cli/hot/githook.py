@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-from pathlib import Path
 
 from ..location import gitfs, scope, switchcache
 from ..storage import fastread
@@ -54,7 +53,7 @@ def _say(text: str) -> None:
 # -- post-checkout -------------------------------------------------------------------
 
 
-def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> None:
+def post_checkout(env: Mapping[str, str], cwd: str, args: Sequence[str]) -> None:
     """One line when the branch checked out has memories: the shell hook's
     branch-switch line (hot/prompt.py). Said by the shell hook instead when
     one runs in this shell (it exports THATCH_SHELL_HOOK), so a switch never
@@ -71,7 +70,7 @@ def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> Non
     # Before the read (see switchcache); only for thatch's own hook script,
     # the one reader of the cache (hand-written hooks get no file in .git).
     at = switchcache.stamp(db, repo.common_text) if env.get("THATCH_SWITCH_CACHE") == "1" else None
-    conn = fastread.open_readonly(paths.db_path(env))
+    conn = fastread.open_readonly(paths.db_file(env))
     if conn is None:
         return
     store = place.store
@@ -85,7 +84,7 @@ def post_checkout(env: Mapping[str, str], cwd: Path, args: Sequence[str]) -> Non
     if at is not None:
         # Every branch of the store, so the next switch anywhere needs no Python.
         lines = {branch: switch_line(store, branch, n) for branch, n in counts.items()}
-        switchcache.write(env, str(cwd), repo.git_text, db, lines, at)
+        switchcache.write(env, cwd, repo.git_text, db, lines, at)
 
 
 # -- branch deletion ------------------------------------------------------------------
@@ -137,7 +136,7 @@ def _renaming(loc: gitfs.GitLocation) -> bool:
     return os.path.exists(loc.common_dir / "logs" / "refs" / ".tmp-renamed-log")
 
 
-def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], created: Sequence[str],
+def branch_deleted(env: Mapping[str, str], cwd: str, branches: Sequence[str], created: Sequence[str],
                    git_pid: int | None, now: str | None = None) -> None:
     loc = gitfs.locate(cwd)
     if loc is None:
@@ -149,7 +148,7 @@ def branch_deleted(env: Mapping[str, str], cwd: Path, branches: Sequence[str], c
 
     # An existing database only, never created or upgraded here, and a short
     # lock timeout: git must not wait behind another writer.
-    conn = fastread.open_writable(paths.db_path(env))
+    conn = fastread.open_writable(paths.db_file(env))
     if conn is None:
         return  # no database, so no memories to speak of
     store = scope.here(env, cwd).store
@@ -199,7 +198,7 @@ _GIT_LOCAL_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "G
                   "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH")
 
 
-def memories_fetched(env: Mapping[str, str], cwd: Path, remotes: Sequence[str]) -> None:
+def memories_fetched(env: Mapping[str, str], cwd: str, remotes: Sequence[str]) -> None:
     """Import what a fetch brought, in a process of its own (its own session,
     no terminal, output discarded): the import embeds, which takes longer
     than git should wait. thatch sync's lock keeps it from racing a sync."""
@@ -219,10 +218,11 @@ def _first_telling(env: Mapping[str, str], store: str, branch: str, git_pid: int
     a small marker in the runtime folder (git's pid, the time) says so."""
     import hashlib
     import time
+    from pathlib import Path  # only once a branch is really gone
 
     from ..daemon.runtime import user_dir
 
-    key = hashlib.sha256(f"{paths.db_path(env)}\0{store}\0{branch}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{paths.db_file(env)}\0{store}\0{branch}".encode()).hexdigest()[:16]
     marker = Path(user_dir(env)) / f"deleted-{key}"
     try:
         pid, at = marker.read_text().split()
@@ -267,12 +267,12 @@ def main(argv: list[str]) -> int:
     what, args = (argv[0], argv[1:]) if argv else ("", [])
     try:
         if what == "post-checkout":
-            post_checkout(env, Path.cwd(), args)
+            post_checkout(env, os.getcwd(), args)
         elif what == "branch-deleted":
             branches, created, pid = _parse_deleted(args)
-            branch_deleted(env, Path.cwd(), branches, created, pid)
+            branch_deleted(env, os.getcwd(), branches, created, pid)
         elif what == "memories-fetched":
-            memories_fetched(env, Path.cwd(), [a for a in args if a])
+            memories_fetched(env, os.getcwd(), [a for a in args if a])
         else:
             sys.stderr.write("usage: thatch _githook post-checkout|branch-deleted|memories-fetched ...\n")
             return 2

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from ..location import scope
 from ..storage import fastread
@@ -66,7 +65,7 @@ def switch_line(store: str, branch: str, count: int) -> str:
             " (thatch list --this-branch)")
 
 
-def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | None, bool]:
+def summarize(env: Mapping[str, str], cwd: str, prev: str) -> tuple[str, str | None, bool]:
     """(new state, line to show or None, whether to warm the model: we
     entered another repository and its store has memories with vectors)."""
     place = scope.here(env, cwd)
@@ -82,7 +81,7 @@ def summarize(env: Mapping[str, str], cwd: Path, prev: str) -> tuple[str, str | 
     if state == prev:
         return state, None, False
     entered = place.repo is not None and name != prev_store
-    conn = fastread.open_readonly(paths.db_path(env))
+    conn = fastread.open_readonly(paths.db_file(env))
     if conn is None:
         return state, None, False
     try:
@@ -141,7 +140,7 @@ def main(argv: list[str]) -> int:
         return 2
     env = os.environ
     try:
-        state, line, warm = summarize(env, Path.cwd(), prev)
+        state, line, warm = summarize(env, os.getcwd(), prev)
     except Exception:
         if env.get("THATCH_DEBUG"):
             raise
