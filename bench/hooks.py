@@ -199,13 +199,16 @@ def switch_cost(repo: Path, env: dict, runs: int, others: dict[str, str] | None 
     db = env["THATCH_DB"]
     long_ago = (1_700_000_000, 1_700_000_000)  # older than any cache written here
     repos = {"": (repo, this)}
-    for name, executable in (others or {}).items():
-        clone = repo.parent / f"widget-{len(repos)}"
-        git(repo.parent, "clone", "-q", str(repo), clone.name, env=env)
-        git(clone, "remote", "set-url", "origin", "git@github.com:acme/widget.git", env=env)
-        git(clone, "branch", "feat/b1", "origin/feat/b1", env=env)
-        subprocess.run([executable, "_hook", "prompt"], cwd=clone, env=env, check=True, capture_output=True)
-        repos[name] = (clone, executable)
+    if others:  # every variant in a clone of its own, made the same way
+        repos = {}
+        for name, executable in {"": this, **others}.items():
+            clone = repo.parent / f"widget-{len(repos)}"
+            git(repo.parent, "clone", "-q", str(repo), clone.name, env=env)
+            git(clone, "remote", "set-url", "origin", "git@github.com:acme/widget.git", env=env)
+            git(clone, "branch", "feat/b1", "origin/feat/b1", env=env)
+            subprocess.run([executable, "_hook", "prompt"], cwd=clone, env=env, check=True, capture_output=True)
+            repos[name] = (clone, executable)
+        repo = repos[""][0]
 
     def still() -> None:
         for path in (db, db + "-wal", *(str(r / ".git" / "config") for r, _ in repos.values())):
