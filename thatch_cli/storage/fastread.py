@@ -37,7 +37,7 @@ def _marks(values: Sequence) -> str:
     return ",".join("?" * len(values))
 
 
-def foreign_journal(path: Path | str) -> str | None:
+def foreign_journal(path: str | os.PathLike) -> str | None:
     """Why the database or the -wal or -shm file beside it (after any
     symlink) cannot be trusted, or None: the database belongs to another
     user and lies in a directory every user can write (anyone could have
