@@ -1,6 +1,6 @@
 """How often the recall nudge fires, for related and unrelated prompts, with several models.
 
-    python bench/nudge_rule.py [--models minilm,compressed,mpnet] [--soft-words] [--json]
+    python bench/nudge_rule.py [--models minilm,compressed,mpnet] [--soft-words] [--ceiling] [--json]
 
 Three sets of developer memories and prompts, each saved in a fresh store
 (ops.remember, as `thatch remember` does) and asked through
@@ -29,6 +29,10 @@ not kept (docs/benchmarks.md): "after" plus SOFT_WEIGHT x max(0, soft -
 SOFT_FROM), where soft is how well the memory's words cover the prompt's by
 meaning, word against word with the same model (SoftWords), and the time
 it adds per prompt.
+--ceiling adds "ceiling": the most related prompts ops/nudge.py's evidence
+could nudge with at most 5% of the split's unrelated ones, its threshold
+picked on each split itself (an oracle no real threshold can beat; the
+threshold it needed is in the notes).
 Targets, per model and split: at least 80% of RELATED prompts (questions
 and tasks together) nudged, at most 5% of unrelated prompts.
 Models come from bench/models.py (minilm, compressed, mpnet, a folder, or
@@ -149,13 +153,43 @@ class SoftWords:
             :nudge.MAX_MATCHES]
 
 
-def listed(embedder: Any, data: dict, soft: bool = False) -> tuple[dict, list[float]]:
+def scored(ctx: Context, prompt: str) -> list[tuple[float, str]]:
+    """ops/nudge.py's evidence for each candidate, best first, no threshold."""
+    if len(prompt.strip()) < nudge.MIN_PROMPT_CHARS:
+        return []
+    outcome = peek(ctx, prompt, limit=nudge.CANDIDATES, floor=0)
+    return sorted(((nudge.evidence(r.ranked.semantic, r.ranked.share), r.memory.label) for r in outcome.results
+                   if r.ranked.semantic is not None), key=lambda s: -s[0])
+
+
+def ceiling(found: dict, split: str) -> tuple[dict, float] | None:
+    """Rates at the threshold that nudges the most related prompts of `split`
+    with at most TARGETS["unrelated"] of its unrelated ones, and that threshold."""
+    related = [(p, scores) for p, scores in found["related"] if p["split"] == split]
+    unrelated = [scores for p, scores in found["unrelated"] if p["split"] == split]
+    if not related or not unrelated:
+        return None
+    tops = sorted((scores[0][0] for scores in unrelated if scores), reverse=True)
+    allowed = int(TARGETS["unrelated"] * len(unrelated))
+    # Just above the best unrelated score that must stay silent.
+    cut = tops[allowed] + 1e-9 if allowed < len(tops) else -math.inf
+    listed = {"related": [(p, [label for score, label in scores if score >= cut][:nudge.MAX_MATCHES])
+                          for p, scores in related],
+              "unrelated": [({"split": split}, [label for score, label in scores if score >= cut])
+                            for scores in unrelated]}
+    measured = rates(listed, split)
+    return (measured, cut) if measured is not None else None
+
+
+def listed(embedder: Any, data: dict, soft: bool = False, oracle: bool = False) -> tuple[dict, list[float]]:
     """(rule -> "related"/"unrelated" -> [(prompt record, labels listed)], in a store of data's memories;
     the seconds soft-words added per prompt)."""
     rules = dict(RULES)
     soft_words = SoftWords(embedder, data["memories"]) if soft else None
     if soft_words is not None:
         rules["soft-words"] = soft_words
+    if oracle:
+        rules["ceiling"] = scored
     with tempfile.TemporaryDirectory() as tmp:
         env = {"THATCH_DB": f"{tmp}/bench.db", "THATCH_DAEMON": "0", "HOME": tmp, "THATCH_STORE": "acme/shop",
                "XDG_CONFIG_HOME": f"{tmp}/config"}
@@ -202,6 +236,8 @@ def main() -> int:
                         help="comma-separated: minilm, compressed, mpnet, a model folder, or fake:DIM")
     parser.add_argument("--soft-words", action="store_true",
                         help="also measure the soft-words rule (measured, not kept; docs/benchmarks.md)")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="also the best the evidence could do with a threshold picked on each split itself")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args()
     sets = [json.loads(path.read_text(encoding="utf-8")) for path in DATA]
@@ -210,7 +246,7 @@ def main() -> int:
         log(f"{spec}: asking")
         try:
             embedder = models.embedder(spec)
-            answered = [listed(embedder, data, args.soft_words) for data in sets]
+            answered = [listed(embedder, data, args.soft_words, args.ceiling) for data in sets]
         except Exception as exc:  # a model that cannot be fetched here (no network, no space)
             notes.append(f"{spec} skipped: {type(exc).__name__}: {exc}")
             continue
@@ -222,7 +258,13 @@ def main() -> int:
         for rule in found[0]:
             for split in SPLITS:
                 for answers in found:
-                    measured = rates(answers[rule], split)
+                    if rule == "ceiling":
+                        oracle = ceiling(answers[rule], split)
+                        measured = oracle[0] if oracle is not None else None
+                        if oracle is not None:
+                            notes.append(f"{spec} ceiling on {split}: threshold {oracle[1]:.3f}")
+                    else:
+                        measured = rates(answers[rule], split)
                     if measured is None:
                         continue
                     row = {"model": spec, "rule": rule, "split": split, **measured}
