@@ -81,7 +81,7 @@ def test_the_hot_paths_open_a_database_whose_path_sqlite_would_misread(tmp_path,
     """"?", "#" and "%" mean something in an SQLite URI, a leading "//"
     would name a host, and "link/.." goes through the symlink: the hot paths
     open the very file the commands write, by the same name."""
-    odd = tmp_path / "a?b#c%20d"
+    odd = tmp_path / os.fsdecode(b"a?b#c%20d \xc3\xa9\xff")  # and a byte that is not UTF-8
     (odd / "deep" / "real").mkdir(parents=True)
     (odd / "link").symlink_to(odd / "deep" / "real")  # link/.. is deep, not odd
     for name in ("x.db", "link/../x.db"):
