@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -218,7 +219,7 @@ def switch_cost(repo: Path, env: dict, runs: int, others: dict[str, str] | None 
     def written() -> None:
         os.utime(db, None)  # as a save would: the cache is stale, thatch counts again
 
-    cases: dict[str, tuple[Path, list[str], dict, object]] = {"none": (repo, ["-c", f"core.hooksPath={empty}"], env, still)}
+    cases: dict[str, tuple[Path, list[str], dict, Callable[[], None]]] = {"none": (repo, ["-c", f"core.hooksPath={empty}"], env, still)}
     for name, (where, _) in repos.items():
         cases[f"hooks{name}"] = (where, [], env, still)
         cases[f"changed{name}"] = (where, [], env, written)
@@ -233,7 +234,7 @@ def switch_cost(repo: Path, env: dict, runs: int, others: dict[str, str] | None 
     for _ in range(runs):
         for case, (where, options, case_env, before) in cases.items():
             for branch in ("feat/b1", "main"):
-                before()  # type: ignore[operator]
+                before()
                 samples[case] += time_process(["git", *options, "switch", "-q", branch], 1, cwd=where, env=case_env)
     for where, executable in repos.values():
         subprocess.run([executable, "hooks", "uninstall", "--repo", str(where)], env=env, capture_output=True)

@@ -9,10 +9,7 @@ import json
 
 def test_anchors_travel_between_two_clones(team):
     ann, bob = team(2)
-    (ann.path / "config.py").write_text("".join(f"key_{i} = {i}\n" for i in range(1, 31)))
-    ann.git("add", "config.py")
-    ann.git("commit", "-qm", "config")
-    ann.git("push", "-q", "origin", "HEAD:main")
+    ann.push_file("config.py", "".join(f"key_{i} = {i}\n" for i in range(1, 31)))
     ann.ok("remember", "Config keys", "unknown keys are ignored", "--file", "config.py:5-14")
     ann.sync()
     bob.git("pull", "-q", "origin", "main")

@@ -155,10 +155,7 @@ def test_a_big_pull_writes_rows_anchors_and_marks_as_one_memory_at_a_time_would(
     from thatch_cli.storage.sync import _CHUNK
 
     ann, bob = team(2)
-    (ann.path / "config.py").write_text("".join(f"key_{i} = {i}\n" for i in range(1, 31)))
-    ann.git("add", "config.py")
-    ann.git("commit", "-qm", "config")
-    ann.git("push", "-q", "origin", "HEAD:main")
+    ann.push_file("config.py", "".join(f"key_{i} = {i}\n" for i in range(1, 31)))
     ann.ok("remember", "Shared rule", "first version", "--tag", "ops")
     ann.sync()
     bob.sync()

@@ -87,8 +87,6 @@ class unix_address:
             self._fd = None
 
 
-
-
 def _private_dir(path: str) -> bool:
     """Whether `path` is a real directory of ours with mode 0700 (checked, never tightened)."""
     try:

@@ -18,15 +18,12 @@ import os
 import sys
 import threading
 
-from .deadline import remaining, write_answer
+from .deadline import MAX_PAYLOAD_BYTES, remaining, write_answer
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 
-# A batch of tool calls with their outputs can be large; anything beyond
-# this is not a payload we should parse on the user's time.
-MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 PROMPT_KEYS = ("prompt", "message", "text", "user_input", "input")
 
 

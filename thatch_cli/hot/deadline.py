@@ -1,5 +1,6 @@
 """The agent hooks' deadline (THATCH_HOOK_DEADLINE seconds, default 1.5),
-counted from when the process started, and the one write of their answer.
+counted from when the process started, the largest payload they read, and
+the one write of their answer.
 Standard library `os` and `time` only: the thin client of hot/relay.py
 uses both."""
 
@@ -12,6 +13,9 @@ if TYPE_CHECKING:
     from typing import Mapping
 
 DEFAULT_DEADLINE = 1.5
+# A batch of tool calls with their outputs can be large; anything beyond
+# this is not a payload we should parse on the user's time.
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 
 
 def deadline(env: Mapping[str, str]) -> float:

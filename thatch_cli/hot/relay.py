@@ -26,7 +26,7 @@ import time  # a built-in module: no file to read
 
 from .. import __version__
 from ..daemon.reach import MAX_REQUEST_PAYLOAD, PROTOCOL_VERSION, pointed_socket, unix_address
-from .deadline import remaining, write_answer
+from .deadline import MAX_PAYLOAD_BYTES, remaining, write_answer
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing: ~2 ms on every hot path (tests/hot checks)
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 RELAYED = {"flush-tools": "thatch_cli.hot.flush"}
 # Left of the deadline for printing the late answer (importing its module).
 LATE_MARGIN = 0.2
-MAX_STDIN = 16 * 1024 * 1024  # agentio.MAX_PAYLOAD_BYTES: more is no payload, whoever reads it
 _SUCCESS = b'{"ok":true,"code":'
 _ESCAPES = {**{code: f"\\u{code:04x}" for code in range(32)}, ord('"'): '\\"', ord("\\"): "\\\\"}
 
@@ -65,17 +64,17 @@ def relayed(name: str, argv: list[str]) -> int:
 
 
 def _read_stdin(ends: float) -> bytes:
-    """The host's payload: all of stdin up to just past MAX_STDIN (b"" when unreadable,
+    """The host's payload: all of stdin up to just past MAX_PAYLOAD_BYTES (b"" when unreadable,
     which the hook reads as no payload, as it reads an unreadable stdin itself).
     Raises TimeoutError when it has not ended by `ends` (time.monotonic)."""
     import select  # an extension module: no Python file to read
 
     chunks, size = [], 0
     try:
-        while size <= MAX_STDIN:
+        while size <= MAX_PAYLOAD_BYTES:
             if not select.select([0], [], [], max(0.0, ends - time.monotonic()))[0]:
                 raise TimeoutError
-            chunk = os.read(0, min(1 << 20, MAX_STDIN + 1 - size))
+            chunk = os.read(0, min(1 << 20, MAX_PAYLOAD_BYTES + 1 - size))
             if not chunk:
                 break
             chunks.append(chunk)
@@ -157,7 +156,7 @@ def _answer(sock: _socket.socket, ends: float) -> bytes | None:
 
     prefix = exactly(8)
     header_size, payload_size = int.from_bytes(prefix[:4], "big"), int.from_bytes(prefix[4:], "big")
-    if header_size > 64 or payload_size > MAX_STDIN:
+    if header_size > 64 or payload_size > MAX_PAYLOAD_BYTES:
         return None  # an error's message, or not an answer at all
     header = exactly(header_size)
     if not (header.startswith(_SUCCESS) and header.endswith(b"}") and header[len(_SUCCESS):-1].isdigit()):
